@@ -1,0 +1,128 @@
+/**
+ * Backend selection: one switch for every way this package can run tensors.
+ *
+ * | name             | what it is                                   | install                              |
+ * | ---------------- | -------------------------------------------- | ------------------------------------ |
+ * | `wasm` (default) | embedded WebAssembly, single-threaded        | nothing (npm package)                |
+ * | `cpu`            | plain JavaScript kernels (slow, reference)    | nothing                              |
+ * | `webgpu`         | Deno's `navigator.gpu` (Vulkan/Metal/D3D12)  | a GPU driver, or Mesa's lavapipe     |
+ * | `tensorflow`     | libtensorflow via `@tensorflow/tfjs-node`     | needs the internet at install time   |
+ * | `tensorflow-gpu` | libtensorflow CUDA via `tfjs-node-gpu`        | needs the internet and CUDA          |
+ *
+ * @module
+ */
+import { tf } from "../tf.ts";
+
+/** Names accepted by {@linkcode setBackend} and `--backend`. */
+export type BackendName = "wasm" | "cpu" | "webgpu" | "tensorflow" | "tensorflow-gpu";
+
+/** Every backend name, in the order of the table above. */
+export const BACKEND_NAMES: readonly BackendName[] = Object.freeze([
+  "wasm",
+  "cpu",
+  "webgpu",
+  "tensorflow",
+  "tensorflow-gpu",
+]);
+
+const NODE_PACKAGES: Record<"tensorflow" | "tensorflow-gpu", string> = {
+  "tensorflow": "@tensorflow/tfjs-node",
+  "tensorflow-gpu": "@tensorflow/tfjs-node-gpu",
+};
+
+/**
+ * Whether a WebGPU adapter can be obtained in this process (no backend change).
+ *
+ * @returns `true` when `navigator.gpu.requestAdapter()` yields an adapter.
+ */
+export async function webgpuAvailable(): Promise<boolean> {
+  const gpu = (globalThis.navigator as { gpu?: { requestAdapter(): Promise<unknown> } } | undefined)
+    ?.gpu;
+  if (gpu === undefined) return false;
+  try {
+    return (await gpu.requestAdapter()) !== null;
+  } catch {
+    return false;
+  }
+}
+
+async function registerNodeBackend(name: "tensorflow" | "tensorflow-gpu"): Promise<void> {
+  const pkg = NODE_PACKAGES[name];
+  const specifier = `npm:${pkg}@4.22.0`;
+  try {
+    await import(specifier);
+  } catch (cause) {
+    throw new Error(
+      `Cannot use backend "${name}": ${pkg} could not be loaded (${
+        (cause as Error).message?.split("\n")[0]
+      }). Its install step downloads libtensorflow, so install it on a machine with internet ` +
+        `access: deno install --allow-scripts=npm:${pkg} (and add "${pkg}": "${specifier}" to deno.json imports)`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * Makes `name` the active TensorFlow.js backend, loading it first if needed.
+ *
+ * The `wasm` backend is registered when `lib/tf.ts` is imported; `webgpu`,
+ * `tensorflow` and `tensorflow-gpu` are loaded by dynamic import only when
+ * asked for, so a machine without them never pays for (or fails on) them.
+ *
+ * Source: TensorFlow.js platform and environment guide.
+ * Reference: `tf.setBackend`, `tf.ready` (tfjs-core 4.22).
+ *
+ * @param name The backend to activate.
+ * @returns The active backend's name once it is ready.
+ *
+ * @example Switch to the pure-JS reference backend and back
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { setBackend } from "./backend.ts";
+ *
+ * assert.equal(await setBackend("cpu"), "cpu");
+ * assert.equal(await setBackend("wasm"), "wasm");
+ * ```
+ */
+export async function setBackend(name: BackendName): Promise<BackendName> {
+  if (!BACKEND_NAMES.includes(name)) {
+    throw new RangeError(
+      `Cannot set backend: name must be one of ${BACKEND_NAMES.join(", ")}, current value is ${JSON.stringify(name)}`,
+    );
+  }
+  if (name === "webgpu" && tf.findBackendFactory("webgpu") === null) {
+    if (!(await webgpuAvailable())) {
+      throw new Error(
+        'Cannot use backend "webgpu": navigator.gpu has no adapter here. Install a Vulkan driver ' +
+          "(on Debian: apt-get install mesa-vulkan-drivers for a software one) or pick --backend wasm",
+      );
+    }
+    await import("@tensorflow/tfjs-backend-webgpu");
+  }
+  if ((name === "tensorflow" || name === "tensorflow-gpu") && tf.findBackendFactory("tensorflow") === null) {
+    await registerNodeBackend(name);
+  }
+  // tfjs-node and tfjs-node-gpu both register themselves as "tensorflow".
+  const registered = name === "tensorflow-gpu" ? "tensorflow" : name;
+  const ok = await tf.setBackend(registered);
+  if (!ok) throw new Error(`Cannot use backend "${name}": TensorFlow.js failed to initialise it`);
+  await tf.ready();
+  return name;
+}
+
+/**
+ * The name of the active backend.
+ *
+ * @returns The active backend's name, e.g. `"wasm"`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { getBackend } from "./backend.ts";
+ *
+ * assert.equal(getBackend(), "wasm");
+ * ```
+ */
+export function getBackend(): BackendName {
+  return tf.getBackend() as BackendName;
+}

@@ -1,0 +1,84 @@
+/**
+ * mempo-lab: PPO, GRPO and MemPO primitives and a complete training pipeline
+ * for a small search-and-memory language-model agent, on TensorFlow.js.
+ *
+ * A 15-line tour, one lesson a line:
+ *
+ * 1. `responseLogProbPositions`: response token j is scored by the logits at P − 1 + j.
+ * 2. `tokenLogProbs` / `tokenEntropy`: log π(a|s) and H(π) per token, `[B, T, V]` → `[B, T]`.
+ * 3. `maskedSum` / `maskedMean` / `maskedWhiten`: every reduction skips padding and tool output.
+ * 4. `computeGae`: GAE(γ, λ) that jumps over masked tool tokens (verl).
+ * 5. `placeOutcomeReward`: a sequence score lands on the last sampled token.
+ * 6. `ppoClipLoss`: clipped surrogate with asymmetric clip and dual-clip (verl).
+ * 7. `aggregateLoss`: token-mean, seq-mean-token-sum/-mean/-sum-norm (Dr.GRPO).
+ * 8. `klPenalty`: k1, abs, k2, k3, low_var_kl estimators of KL(π‖π_ref).
+ * 9. `clippedValueLoss`: the critic's clipped squared error.
+ * 10. `grpoAdvantages`: group-relative outcome advantage (verl, MiniMind, Dr.GRPO).
+ * 11. `cispoLoss`: clipped IS-weight REINFORCE (MiniMax-M1).
+ * 12. `memoryReward`: P_mem − P_full, how well ⟨mem⟩ alone predicts the answer.
+ * 13. `memoryAdvantages` / `combineAdvantages`: MemPO's per-turn credit on ⟨mem⟩ spans.
+ * 14. `setBackend`: wasm (default), cpu, webgpu, tensorflow, tensorflow-gpu.
+ * 15. `assertAllClose`: the numeric check used by tests, docs and notebooks.
+ *
+ * Shape letters: B sequences, T response tokens, P prompt tokens, V vocabulary,
+ * D model width, H heads, L layers, G group size, N episodes. Tensors are
+ * written `[B, T]`, nested arrays `[B][T]`.
+ *
+ * @module
+ */
+
+// Runtime and backends
+export { tf } from "./lib/tf.ts";
+export { BACKEND_NAMES, type BackendName, getBackend, setBackend, webgpuAvailable } from "./lib/backend/backend.ts";
+
+// Lesson 1: RL framing, logprob positions and masks
+export { responseLogProbPositions } from "./lib/advantage/positions.ts";
+export { tokenLogProbs } from "./lib/tensor/log_probs.ts";
+export { tokenEntropy } from "./lib/tensor/entropy.ts";
+export { maskedMean, maskedSum } from "./lib/tensor/masked.ts";
+export { maskedWhiten, type MaskedWhitenOptions } from "./lib/advantage/whiten.ts";
+export { AGG_MODES, type AggMode, aggregateLoss, type AggregateOptions } from "./lib/tensor/aggregate_loss.ts";
+export { assertRank, assertSameShape } from "./lib/tensor/shape.ts";
+export { stopGradient } from "./lib/tensor/stop_gradient.ts";
+export { clipByGlobalNorm, type ClipByGlobalNormResult } from "./lib/tensor/clip_grad_norm.ts";
+
+// Lesson 2: GAE and outcome rewards
+export { computeGae, type GaeInputs, type GaeOptions, type GaeResult } from "./lib/advantage/gae.ts";
+export { placeOutcomeReward } from "./lib/advantage/outcome_reward.ts";
+
+// Lesson 3: PPO clip
+export { type PpoClipInputs, ppoClipLoss, type PpoClipOptions, type PpoClipResult } from "./lib/loss/ppo_clip.ts";
+
+// Lesson 4: reference KL
+export { KL_ESTIMATORS, type KlEstimator, klPenalty, type KlPenaltyOptions } from "./lib/loss/kl.ts";
+
+// Lesson 5: value loss
+export {
+  clippedValueLoss,
+  type ValueLossInputs,
+  type ValueLossOptions,
+  type ValueLossResult,
+} from "./lib/loss/value_clip.ts";
+
+// Lesson 6: GRPO and CISPO
+export { type GroupStd, type GrpoAdvantageOptions, grpoAdvantages } from "./lib/advantage/grpo.ts";
+export { type CispoInputs, cispoLoss, type CispoOptions, type CispoResult } from "./lib/loss/cispo.ts";
+
+// Lesson 8: MemPO memory reward and advantage
+export {
+  memoryReward,
+  type MemoryRewardInputs,
+  type MemoryRewardOptions,
+  type MemoryRewardResult,
+} from "./lib/advantage/memory_reward.ts";
+export {
+  type CombineAdvantageInputs,
+  type CombineAdvantageOptions,
+  combineAdvantages,
+  type MemoryAdvantageInputs,
+  memoryAdvantages,
+  type MemorySpan,
+} from "./lib/advantage/memory_advantage.ts";
+
+// Testing
+export { type AllCloseOptions, assertAllClose, type Numeric } from "./lib/testing/all_close.ts";
