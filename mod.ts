@@ -29,7 +29,16 @@
 
 // Runtime and backends
 export { tf } from "./lib/tf.ts";
-export { BACKEND_NAMES, type BackendName, getBackend, setBackend, webgpuAvailable } from "./lib/backend/backend.ts";
+export {
+  BACKEND_NAMES,
+  type BackendName,
+  getBackend,
+  loadNodeBackend,
+  setBackend,
+  webgpuAvailable,
+} from "./lib/backend/backend.ts";
+export { registerWasmKernels } from "./lib/backend/wasm_kernels.ts";
+export { createRng, hashSeed, type Rng, shuffled } from "./lib/random.ts";
 
 // Lesson 1: RL framing, logprob positions and masks
 export { responseLogProbPositions } from "./lib/advantage/positions.ts";

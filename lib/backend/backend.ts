@@ -33,6 +33,15 @@ const NODE_PACKAGES: Record<"tensorflow" | "tensorflow-gpu", string> = {
 /**
  * Whether a WebGPU adapter can be obtained in this process (no backend change).
  *
+ * Source: WebGPU `GPU.requestAdapter` (W3C WebGPU §4.2).
+ *
+ * @example
+ * ```ts
+ * import { webgpuAvailable } from "./backend.ts";
+ *
+ * console.log(await webgpuAvailable() ? "GPU path available" : "no adapter");
+ * ```
+ *
  * @returns `true` when `navigator.gpu.requestAdapter()` yields an adapter.
  */
 export async function webgpuAvailable(): Promise<boolean> {
@@ -46,11 +55,35 @@ export async function webgpuAvailable(): Promise<boolean> {
   }
 }
 
-async function registerNodeBackend(name: "tensorflow" | "tensorflow-gpu"): Promise<void> {
+/**
+ * Loads `@tensorflow/tfjs-node` or `-gpu`, which register the `tensorflow`
+ * backend, or throws an error that says how to install them.
+ *
+ * Source: TensorFlow.js Node bindings (`@tensorflow/tfjs-node` README).
+ *
+ * @param name `tensorflow` or `tensorflow-gpu`.
+ * @param importer The dynamic import to use (injectable for tests).
+ * @returns Nothing once the backend is registered.
+ *
+ * @example A machine without libtensorflow gets install instructions
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadNodeBackend } from "./backend.ts";
+ *
+ * await assert.rejects(
+ *   loadNodeBackend("tensorflow-gpu", () => Promise.reject(new Error("tfjs_binding.node can not be found"))),
+ *   /deno install --allow-scripts=npm:@tensorflow\/tfjs-node-gpu/,
+ * );
+ * ```
+ */
+export async function loadNodeBackend(
+  name: "tensorflow" | "tensorflow-gpu",
+  importer: (specifier: string) => Promise<unknown> = (s) => import(s),
+): Promise<void> {
   const pkg = NODE_PACKAGES[name];
   const specifier = `npm:${pkg}@4.22.0`;
   try {
-    await import(specifier);
+    await importer(specifier);
   } catch (cause) {
     throw new Error(
       `Cannot use backend "${name}": ${pkg} could not be loaded (${
@@ -100,7 +133,7 @@ export async function setBackend(name: BackendName): Promise<BackendName> {
     await import("@tensorflow/tfjs-backend-webgpu");
   }
   if ((name === "tensorflow" || name === "tensorflow-gpu") && tf.findBackendFactory("tensorflow") === null) {
-    await registerNodeBackend(name);
+    await loadNodeBackend(name);
   }
   // tfjs-node and tfjs-node-gpu both register themselves as "tensorflow".
   const registered = name === "tensorflow-gpu" ? "tensorflow" : name;
@@ -112,6 +145,8 @@ export async function setBackend(name: BackendName): Promise<BackendName> {
 
 /**
  * The name of the active backend.
+ *
+ * Source: TensorFlow.js `tf.getBackend`.
  *
  * @returns The active backend's name, e.g. `"wasm"`.
  *

@@ -54,8 +54,24 @@ function unsortedSegmentSum(
 
 /**
  * Registers the missing kernels on the `wasm` backend (idempotent).
+ * `lib/tf.ts` calls it on import; call it yourself only for another tfjs instance.
+ *
+ * Source: TensorFlow `UnsortedSegmentSum` op semantics.
+ * Reference: tfjs-backend-cpu `unsortedSegmentSum` kernel.
  *
  * @param tf The TensorFlow.js namespace.
+ * @returns Nothing.
+ *
+ * @example Embedding gradients work on wasm
+ * ```ts
+ * import { tf } from "../tf.ts";
+ * import { assertAllClose } from "../testing/all_close.ts";
+ * import { registerWasmKernels } from "./wasm_kernels.ts";
+ *
+ * registerWasmKernels(tf);
+ * const g = tf.grad((e: tf.Tensor) => tf.sum(tf.gather(e, [1, 1])))(tf.tensor2d([[1], [2]]));
+ * assertAllClose(g, [[0], [2]]);
+ * ```
  */
 export function registerWasmKernels(tf: typeof tfTypes): void {
   if (tf.getKernel("UnsortedSegmentSum", "wasm") === undefined) {

@@ -5,21 +5,23 @@
  */
 import { tf } from "../tf.ts";
 
-/** Result of {@linkcode clipByGlobalNorm}. */
+/** Result of {@linkcode clipByGlobalNorm}; new tensors owned by the caller. */
 export interface ClipByGlobalNormResult {
-  /** The clipped gradients, same keys as the input; new tensors owned by the caller. */
+  /** The clipped gradients, same keys as the input. */
   grads: tf.NamedTensorMap;
-  /** The global norm before clipping, ‖g‖₂ over every tensor (a host number). */
-  norm: number;
+  /** The global norm before clipping, ‖g‖₂ over every tensor (a scalar; reading it is the caller's choice). */
+  norm: tf.Scalar;
 }
 
 /**
  * Scales every gradient by `min(1, maxNorm / (‖g‖ + 1e-6))`, ‖g‖ the L2 norm
- * of all gradients concatenated.
+ * of all gradients concatenated. Runs on the device: no host read.
  *
  * ```text
  * ‖g‖ = sqrt(Σ_k Σ_i g_k,i²),   g_k ← g_k · min(1, maxNorm / (‖g‖ + 1e-6))
  * ```
+ *
+ * A non-finite norm leaves the gradients unscaled (the caller skips such a step).
  *
  * Shapes: any set of tensors.
  *
@@ -28,7 +30,7 @@ export interface ClipByGlobalNormResult {
  *
  * @param grads Gradients by variable name (not disposed).
  * @param maxNorm The largest allowed global norm, > 0.
- * @returns Clipped gradients and the pre-clipping norm (one host read).
+ * @returns Clipped gradients and the pre-clipping norm.
  *
  * @example A [3, 4] gradient (norm 5) clipped to norm 1
  * ```ts
@@ -48,12 +50,16 @@ export function clipByGlobalNorm(grads: tf.NamedTensorMap, maxNorm: number): Cli
     );
   }
   const names = Object.keys(grads);
-  if (names.length === 0) return { grads: {}, norm: 0 };
-  const normT = tf.tidy(() => tf.sqrt(tf.addN(names.map((k) => tf.sum(tf.square(grads[k]!)))).reshape([])));
-  const norm = normT.dataSync()[0]!;
-  normT.dispose();
-  const scale = Number.isFinite(norm) ? Math.min(1, maxNorm / (norm + 1e-6)) : 1;
-  const out: tf.NamedTensorMap = {};
-  for (const k of names) out[k] = tf.tidy(() => tf.mul(grads[k]!, scale));
-  return { grads: out, norm };
+  return tf.tidy(() => {
+    if (names.length === 0) return { grads: {}, norm: tf.scalar(0) };
+    const norm = tf.sqrt(tf.addN(names.map((k) => tf.sum(tf.square(grads[k]!))))) as tf.Scalar;
+    const scale = tf.where(
+      tf.isFinite(norm),
+      tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6))),
+      tf.onesLike(norm),
+    );
+    const out: tf.NamedTensorMap = {};
+    for (const k of names) out[k] = tf.mul(grads[k]!, scale);
+    return { grads: out, norm };
+  });
 }

@@ -13,6 +13,8 @@ function fmt(shape: readonly number[]): string {
 /**
  * Throws a `TypeError` unless `a` and `b` have the same shape.
  *
+ * Source: Deno style guide, error messages ("Cannot …, current value is …").
+ *
  * @param a First tensor.
  * @param b Second tensor.
  * @param nameA Name of `a` in the error message.
@@ -43,6 +45,8 @@ export function assertSameShape(a: tf.Tensor, b: tf.Tensor, nameA: string, nameB
 
 /**
  * Throws a `TypeError` unless `x` has the given rank.
+ *
+ * Source: Deno style guide, error messages.
  *
  * @param x The tensor.
  * @param rank The expected number of dimensions.

@@ -1,0 +1,97 @@
+// Shared test helpers: leak checks, backend loops, seeded fixtures, finite differences.
+import assert from "node:assert/strict";
+import { tf } from "../lib/tf.ts";
+import { type BackendName, setBackend, webgpuAvailable } from "../lib/backend/backend.ts";
+import { createRng } from "../lib/random.ts";
+
+/** Runs `fn` once to warm up, then asserts a second run leaves no new tensors. */
+export function assertNoTensorLeak(fn: () => unknown): void {
+  tf.dispose(fn() as tf.TensorContainer);
+  const before = tf.memory().numTensors;
+  tf.dispose(fn() as tf.TensorContainer);
+  assert.equal(tf.memory().numTensors, before, "tensor count changed across calls");
+}
+
+/** Async variant of {@linkcode assertNoTensorLeak}. */
+export async function assertNoTensorLeakAsync(fn: () => Promise<unknown>): Promise<void> {
+  tf.dispose((await fn()) as tf.TensorContainer);
+  const before = tf.memory().numTensors;
+  tf.dispose((await fn()) as tf.TensorContainer);
+  assert.equal(tf.memory().numTensors, before, "tensor count changed across calls");
+}
+
+/** Backends to compare: cpu and wasm always, webgpu where an adapter exists. */
+export async function parityBackends(): Promise<BackendName[]> {
+  const names: BackendName[] = ["wasm", "cpu"];
+  if (Deno.env.get("MEMPO_SKIP_WEBGPU") !== "1" && (await webgpuAvailable())) names.push("webgpu");
+  return names;
+}
+
+/** Reads every tensor of a record with the async `array()` (GPU backends cannot read synchronously), then disposes it. */
+export async function readAll<K extends string>(
+  tensors: Record<K, tf.Tensor>,
+): Promise<Record<K, number | number[] | number[][] | number[][][]>> {
+  const out = {} as Record<K, number | number[] | number[][] | number[][][]>;
+  for (const k of Object.keys(tensors) as K[]) out[k] = (await tensors[k].array()) as number[][];
+  tf.dispose(Object.values(tensors) as tf.Tensor[]);
+  return out;
+}
+
+/** Runs `fn` (which returns tensors) on each backend and reads the results; restores wasm. */
+export async function onBackends<K extends string>(
+  names: BackendName[],
+  fn: () => Record<K, tf.Tensor>,
+): Promise<Map<BackendName, Record<K, number | number[] | number[][] | number[][][]>>> {
+  const out = new Map<BackendName, Record<K, number | number[] | number[][] | number[][][]>>();
+  try {
+    for (const name of names) {
+      await setBackend(name);
+      out.set(name, await readAll(fn()));
+    }
+  } finally {
+    await setBackend("wasm");
+  }
+  return out;
+}
+
+/** A seeded `[B][T]` normal matrix. */
+export function randomMatrix(B: number, T: number, seed: number, scale = 1, shift = 0): number[][] {
+  const rng = createRng(seed);
+  return Array.from({ length: B }, () => Array.from({ length: T }, () => shift + scale * rng.normal()));
+}
+
+/** A `[B][T]` mask with a full row, a prefix row, a tool hole, an empty row, a single token. */
+export function holeyMask(B: number, T: number): number[][] {
+  return Array.from({ length: B }, (_, b) =>
+    Array.from({ length: T }, (_, t) => {
+      if (b % 5 === 1) return t < T - 2 ? 1 : 0;
+      if (b % 5 === 2) return t >= 2 && t < 4 ? 0 : 1;
+      if (b % 5 === 3) return 0;
+      if (b % 5 === 4) return t === 1 ? 1 : 0;
+      return 1;
+    }));
+}
+
+/** Central finite-difference gradient of a scalar function of a matrix (float64). */
+export function finiteDifference(f: (x: number[][]) => number, x: number[][], h = 1e-6): number[][] {
+  return x.map((row, b) =>
+    row.map((_, t) => {
+      const plus = x.map((r) => r.slice());
+      const minus = x.map((r) => r.slice());
+      plus[b]![t]! += h;
+      minus[b]![t]! -= h;
+      return (f(plus) - f(minus)) / (2 * h);
+    })
+  );
+}
+
+/** The PyTorch golden cases (tests/_reference/torch_reference.py). */
+export async function torchReference(): Promise<Record<string, unknown>> {
+  const text = await Deno.readTextFile(new URL("./_fixtures/torch_reference.json", import.meta.url));
+  return JSON.parse(text).cases;
+}
+
+/** `tf.tensor2d` of a nested array (float32). */
+export function t2(x: readonly (readonly number[])[]): tf.Tensor2D {
+  return tf.tensor2d(x.map((r) => Array.from(r)));
+}

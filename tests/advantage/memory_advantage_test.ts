@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { combineAdvantages, memoryAdvantages } from "../../lib/advantage/memory_advantage.ts";
+import { grpoAdvantages } from "../../lib/advantage/grpo.ts";
+import { assertAllClose } from "../../lib/testing/all_close.ts";
+
+// A pool that contains the seed's two turns and has mean −0.01 and Bessel std 0.18:
+// with −0.23 and +0.05, two more values x + y = 0.14 with squared deviations summing to 0.0452.
+const u = Math.sqrt(0.0162);
+const POOL = [-0.23, 0.05, -0.01 + 0.08 + u, -0.01 + 0.08 - u];
+
+Deno.test("memoryAdvantages() reproduces the seed: −0.23 / +0.05 → −1.22 / +0.33", () => {
+  const mean = POOL.reduce((a, b) => a + b) / 4;
+  const std = Math.sqrt(POOL.reduce((a, v) => a + (v - mean) ** 2, 0) / 3);
+  assertAllClose(mean, -0.01, { atol: 1e-12 });
+  assertAllClose(std, 0.18, { atol: 1e-12 });
+  // trajectory 1 has the seed's two memory turns (turn 1 never has one); trajectory 2 the rest
+  const adv = memoryAdvantages({ rewards: [[null, POOL[0]!, POOL[1]!], [null, POOL[2]!, POOL[3]!]], groupIds: [7, 7] });
+  assert.equal(adv[0]![0], null);
+  assertAllClose(adv[0]![1]!, -0.22 / (0.18 + 1e-6));
+  assertAllClose(adv[0]![2]!, 0.06 / (0.18 + 1e-6));
+  assert.equal(Math.round(adv[0]![1]! * 100) / 100, -1.22);
+  assert.equal(Math.round(adv[0]![2]! * 100) / 100, 0.33);
+  // → with A^T = +0.8: memory spans −0.42 and +1.13, other tokens +0.8
+  const final = combineAdvantages({
+    outcomeAdvantages: [0.8],
+    memorySpans: [[{ start: 1, end: 3, advantage: adv[0]![1]! }, { start: 5, end: 7, advantage: adv[0]![2]! }]],
+    mask: [[1, 1, 1, 1, 1, 1, 1, 1]],
+  });
+  assert.deepEqual(final[0]!.map((v) => Math.round(v * 100) / 100), [0.8, -0.42, -0.42, 0.8, 0.8, 1.13, 1.13, 0.8]);
+});
+
+Deno.test("memoryAdvantages() pools per question and calls the GRPO normaliser", () => {
+  const rewards = [[null, 0.1, 0.4], [null, -0.2], [null, 0.3, 0.3, 0.0]];
+  const ids = ["a", "b", "a"];
+  const adv = memoryAdvantages({ rewards, groupIds: ids }, { epsilon: 1e-4, std: "population" });
+  const flat = grpoAdvantages([0.1, 0.4, 0.3, 0.3, 0.0], ["a", "a", "a", "a", "a"], {
+    epsilon: 1e-4,
+    std: "population",
+  });
+  assertAllClose([adv[0]![1]!, adv[0]![2]!, adv[2]![1]!, adv[2]![2]!, adv[2]![3]!], flat);
+  assert.deepEqual(adv[1], [null, 0]); // question "b" has one memory turn: population std → 0
+  // flat form
+  assertAllClose(memoryAdvantages({ rewards: [0.1, 0.3], groupIds: [1, 1] }, { epsilon: 0 }), [
+    -Math.SQRT1_2,
+    Math.SQRT1_2,
+  ]);
+});
+
+Deno.test("combineAdvantages() zeroes masked tokens and scales by memCoef", () => {
+  const out = combineAdvantages({
+    outcomeAdvantages: [1, -0.5],
+    memorySpans: [[{ start: 0, end: 2, advantage: 2 }], []],
+    mask: [[1, 1, 0, 1], [1, 1, 1, 0]],
+  }, { memCoef: 0.5 });
+  assert.deepEqual(out, [[2, 2, 0, 1], [-0.5, -0.5, -0.5, 0]]);
+  assert.throws(
+    () =>
+      combineAdvantages({
+        outcomeAdvantages: [1],
+        memorySpans: [[{ start: 2, end: 9, advantage: 1 }]],
+        mask: [[1, 1]],
+      }),
+    /memorySpans\[0\]\[0\] must satisfy 0 ≤ start ≤ end ≤ 2, current value is \[2, 9\)/,
+  );
+  assert.throws(
+    () => combineAdvantages({ outcomeAdvantages: [1, 2], memorySpans: [[]], mask: [[1]] }),
+    /must have 2 rows like outcomeAdvantages/,
+  );
+});

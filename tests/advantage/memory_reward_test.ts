@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { memoryReward } from "../../lib/advantage/memory_reward.ts";
+import { assertAllClose } from "../../lib/testing/all_close.ts";
+
+const L = Math.log;
+
+Deno.test("memoryReward() reproduces the seed's two turns: −0.23 and +0.05", () => {
+  const r = memoryReward({
+    memAnswerLogProbs: [[-5, L(0.12), L(0.12), -3], [-5, L(0.73), L(0.73), -3]],
+    fullAnswerLogProbs: [[-6, L(0.35), L(0.35), -2], [-1, L(0.68), L(0.68), -4]],
+    answerMask: [[0, 1, 1, 0], [0, 1, 1, 0]],
+  });
+  assertAllClose(r.pMem, [0.12, 0.73]);
+  assertAllClose(r.pFull, [0.35, 0.68]);
+  assertAllClose(r.reward, [-0.23, 0.05]);
+});
+
+Deno.test("memoryReward() is the geometric mean of the answer-token probabilities", () => {
+  // tokens 0.5 and 0.2 → exp((ln .5 + ln .2)/2) = √0.1
+  const r = memoryReward({
+    memAnswerLogProbs: [[L(0.5), L(0.2)]],
+    fullAnswerLogProbs: [[L(0.9), L(0.9)]],
+    answerMask: [[1, 1]],
+  });
+  assertAllClose(r.pMem, [Math.sqrt(0.1)]);
+  assertAllClose(r.reward, [Math.sqrt(0.1) - 0.9]);
+});
+
+Deno.test("memoryReward() threshold keeps confident tokens per context; empty → P = 0", () => {
+  const r = memoryReward({
+    memAnswerLogProbs: [[L(0.9), L(0.3)], [L(0.2), L(0.4)]],
+    fullAnswerLogProbs: [[L(0.6), L(0.8)], [L(0.6), L(0.5)]],
+    answerMask: [[1, 1], [1, 1]],
+  }, { threshold: 0.5 });
+  assertAllClose(r.pMem, [0.9, 0]); // row 1: no memory token above 0.5
+  assertAllClose(r.pFull, [Math.sqrt(0.48), 0.6]); // 0.5 is not > 0.5
+  assert.throws(
+    () => memoryReward({ memAnswerLogProbs: [[0]], fullAnswerLogProbs: [[0]], answerMask: [[1]] }, { threshold: 1.5 }),
+    /threshold must be in \(0, 1\), current value is 1.5/,
+  );
+});
+
+Deno.test("memoryReward() rejects mismatched shapes and NaN", () => {
+  assert.throws(
+    () => memoryReward({ memAnswerLogProbs: [[0, 0]], fullAnswerLogProbs: [[0]], answerMask: [[1]] }),
+    /memAnswerLogProbs must have shape \[1, 1\]/,
+  );
+  assert.throws(
+    () => memoryReward({ memAnswerLogProbs: [[NaN]], fullAnswerLogProbs: [[0]], answerMask: [[1]] }),
+    /memAnswerLogProbs\[0\]\[0\] must be a finite number, current value is NaN/,
+  );
+  assert.deepEqual(memoryReward({ memAnswerLogProbs: [[-1]], fullAnswerLogProbs: [[-1]], answerMask: [[0]] }).reward, [
+    0,
+  ]);
+});

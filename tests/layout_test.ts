@@ -1,0 +1,49 @@
+// The package layout rules of STYLE.md §3.2: each lib file has a test file at the
+// mirrored path and is exported from mod.ts; lib never imports mod.ts; no Math.random.
+import assert from "node:assert/strict";
+
+const root = new URL("../", import.meta.url);
+
+async function walk(dir: URL, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    const rel = prefix + e.name;
+    if (e.isDirectory) out.push(...await walk(new URL(e.name + "/", dir), rel + "/"));
+    else if (e.name.endsWith(".ts")) out.push(rel);
+  }
+  return out.sort();
+}
+
+const libFiles = await walk(new URL("lib/", root));
+const publicFiles = libFiles.filter((f) => !f.split("/").at(-1)!.startsWith("_"));
+
+Deno.test("layout: every public lib file has a mirrored test file", async () => {
+  const tests = new Set(await walk(new URL("tests/", root)));
+  const exempt = new Set(["tf.ts"]); // exercised by every test (backend_test checks it)
+  for (const f of publicFiles) {
+    if (exempt.has(f)) continue;
+    const t = f.replace(/\.ts$/, "_test.ts");
+    assert.ok(tests.has(t), `lib/${f} has no tests/${t}`);
+  }
+});
+
+Deno.test("layout: mod.ts re-exports every public lib file and contains no logic", async () => {
+  const mod = await Deno.readTextFile(new URL("mod.ts", root));
+  for (const f of publicFiles) assert.ok(mod.includes(`"./lib/${f}"`), `mod.ts does not export lib/${f}`);
+  const code = mod.replace(/\/\*\*[\s\S]*?\*\//g, "").split("\n").filter((l) => l.trim() && !l.trim().startsWith("//"));
+  for (const line of code) {
+    assert.match(line, /^(export |\s|\}|[A-Za-z_ ,]+,?$)/, `mod.ts has a non-export line: ${line}`);
+  }
+});
+
+Deno.test("layout: lib never imports mod.ts, never calls Math.random, has no utils/index files", async () => {
+  for (const f of libFiles) {
+    const text = await Deno.readTextFile(new URL(`lib/${f}`, root));
+    assert.ok(!/from "(\.\.\/)+mod\.ts"/.test(text), `lib/${f} imports mod.ts`);
+    assert.ok(!/Math\.random\(/.test(text.replace(/\/\/.*$|\*.*$/gm, "")), `lib/${f} calls Math.random`);
+    assert.ok(!/(^|\/)(index|utils|helpers|common)\.ts$/.test(f), `lib/${f}: forbidden file name`);
+    if (f !== "tf.ts") {
+      assert.ok(!/^import (?!type )[^;]*from "@tensorflow\/tfjs";/m.test(text), `lib/${f} imports tfjs directly`);
+    }
+  }
+});
