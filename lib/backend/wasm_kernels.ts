@@ -52,6 +52,41 @@ function unsortedSegmentSum(
   return out;
 }
 
+type SliceFn = (
+  x: TensorInfo,
+  begin: number[],
+  size: number[],
+  backend: WasmHeapBackend,
+  outShape?: number[],
+) => TensorInfo;
+
+/** Copies `x[begin : begin + size]` into a new output, reading a heap view (no full copy). */
+const sliceView: SliceFn = (x, begin, size, backend, outShape) => {
+  const out = backend.makeOutput(size, x.dtype);
+  const outValues = backend.typedArrayFromHeap(out);
+  const xValues = backend.typedArrayFromHeap(x);
+  const rank = x.shape.length;
+  const strides = new Array<number>(rank).fill(1);
+  for (let i = rank - 2; i >= 0; i--) strides[i] = strides[i + 1]! * x.shape[i + 1]!;
+  // the longest contiguous tail: axes after `a` are taken whole
+  let a = rank - 1;
+  while (a > 0 && size[a] === x.shape[a]) a--;
+  const run = size.slice(a).reduce((p, q) => p * q, 1);
+  const outer = size.slice(0, a);
+  const count = outer.reduce((p, q) => p * q, 1);
+  const idx = new Array<number>(a).fill(0);
+  for (let n = 0, dst = 0; n < count; n++, dst += run) {
+    let src = begin[a]! * strides[a]!;
+    for (let j = 0; j < a; j++) src += (begin[j]! + idx[j]!) * strides[j]!;
+    outValues.set(xValues.subarray(src, src + run), dst);
+    for (let j = a - 1; j >= 0; j--) {
+      if (++idx[j]! < outer[j]!) break;
+      idx[j] = 0;
+    }
+  }
+  return outShape === undefined ? out : { ...out, shape: outShape };
+};
+
 /**
  * Registers the missing kernels on the `wasm` backend (idempotent).
  * `lib/tf.ts` calls it on import; call it yourself only for another tfjs instance.
@@ -74,11 +109,52 @@ function unsortedSegmentSum(
  * ```
  */
 export function registerWasmKernels(tf: typeof tfTypes): void {
-  if (tf.getKernel("UnsortedSegmentSum", "wasm") === undefined) {
-    tf.registerKernel({
-      kernelName: "UnsortedSegmentSum",
-      backendName: "wasm",
-      kernelFunc: unsortedSegmentSum as unknown as tfTypes.KernelFunc,
+  const register = (kernelName: string, kernelFunc: unknown) => {
+    if (tf.getKernel(kernelName, "wasm") !== undefined) {
+      if ((tf.getKernel(kernelName, "wasm")!.kernelFunc as { mempo?: boolean }).mempo) return;
+      tf.unregisterKernel(kernelName, "wasm");
+    }
+    (kernelFunc as { mempo?: boolean }).mempo = true;
+    tf.registerKernel({ kernelName, backendName: "wasm", kernelFunc: kernelFunc as tfTypes.KernelFunc });
+  };
+  register("UnsortedSegmentSum", unsortedSegmentSum);
+  register("Slice", (args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown; attrs: tfTypes.NamedAttrMap }) => {
+    const x = args.inputs.x!;
+    const [begin, size] = tf.slice_util.parseSliceParams(
+      x as unknown as tfTypes.Tensor,
+      args.attrs.begin as number[],
+      args.attrs.size as number[],
+    );
+    return sliceView(x, begin as number[], size as number[], args.backend as WasmHeapBackend);
+  });
+  register("Unpack", (args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown; attrs: tfTypes.NamedAttrMap }) => {
+    const x = args.inputs.value!;
+    const rank = x.shape.length;
+    const axis = (args.attrs.axis as number) < 0 ? (args.attrs.axis as number) + rank : args.attrs.axis as number;
+    const outShape = x.shape.filter((_, i) => i !== axis);
+    const size = x.shape.slice();
+    size[axis] = 1;
+    return Array.from({ length: x.shape[axis]! }, (_, i) => {
+      const begin = new Array<number>(rank).fill(0);
+      begin[axis] = i;
+      return sliceView(x, begin, size, args.backend as WasmHeapBackend, outShape);
     });
-  }
+  });
+  register("SplitV", (args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown; attrs: tfTypes.NamedAttrMap }) => {
+    const x = args.inputs.x!;
+    const axis = tf.util.parseAxisParam(args.attrs.axis as number, x.shape)[0]!;
+    const sizes = tf.backend_util.prepareSplitSize(
+      x as unknown as tfTypes.Tensor,
+      args.attrs.numOrSizeSplits as number[] | number,
+      axis,
+    );
+    const begin = new Array<number>(x.shape.length).fill(0);
+    return sizes.map((s) => {
+      const size = x.shape.slice();
+      size[axis] = s;
+      const out = sliceView(x, begin.slice(), size, args.backend as WasmHeapBackend);
+      begin[axis]! += s;
+      return out;
+    });
+  });
 }

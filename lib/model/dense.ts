@@ -1,0 +1,115 @@
+/**
+ * Matrix products whose gradients use explicit transposes: on the wasm
+ * backend a 2-D `matMul` with `transposeA`/`transposeB` is 13–20× slower
+ * than `transpose` then a flag-free `matMul`, and the built-in gradient uses
+ * the flags (SPEC.md §1, defect 4).
+ *
+ * @module
+ */
+import { tf } from "../tf.ts";
+
+const dense2d = tf.customGrad(
+  ((x: tf.Tensor2D, w: tf.Tensor2D, save: tf.GradSaveFunc) => {
+    save([x, w]);
+    return {
+      value: tf.matMul(x, w),
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        const [xs, ws] = saved as [tf.Tensor2D, tf.Tensor2D];
+        return [tf.matMul(dy, tf.transpose(ws)), tf.matMul(tf.transpose(xs), dy)];
+      },
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0],
+);
+
+const batchMatMul = tf.customGrad(
+  ((a: tf.Tensor3D, b: tf.Tensor3D, save: tf.GradSaveFunc) => {
+    save([a, b]);
+    return {
+      value: tf.matMul(a, b),
+      gradFunc: (dy: tf.Tensor3D, saved: tf.Tensor[]) => {
+        const [as, bs] = saved as [tf.Tensor3D, tf.Tensor3D];
+        return [tf.matMul(dy, tf.transpose(bs, [0, 2, 1])), tf.matMul(tf.transpose(as, [0, 2, 1]), dy)];
+      },
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0],
+);
+
+/**
+ * `x · w` over the last axis of `x`, with a flag-free gradient.
+ *
+ * ```text
+ * y = x W,   ∂L/∂x = (∂L/∂y) transpose(W),   ∂L/∂W = transpose(x) (∂L/∂y)
+ * ```
+ *
+ * Shapes: `x [..., D]`, `w [D, F]` → `[..., F]`.
+ *
+ * Source: BENCHMARK.md calibration ("dense layers through tf.customGrad with
+ * explicit transposes": 4.8× on the wasm train step).
+ *
+ * @param x Input, any rank ≥ 2.
+ * @param w Weight `[D, F]` (no bias: the model has none).
+ * @returns A new tensor owned by the caller.
+ *
+ * @example Same values and gradients as tf.matMul
+ * ```ts
+ * import { tf } from "../tf.ts";
+ * import { assertAllClose } from "../testing/all_close.ts";
+ * import { dense } from "./dense.ts";
+ *
+ * const x = tf.tensor2d([[1, 2]]);
+ * const w = tf.tensor2d([[1, 0, 2], [0, 1, 3]]);
+ * assertAllClose(dense(x, w), [[1, 2, 8]]);
+ * assertAllClose(tf.grad((v: tf.Tensor) => tf.sum(dense(x, v)))(w), [[1, 1, 1], [2, 2, 2]]);
+ * ```
+ */
+export function dense(x: tf.Tensor, w: tf.Tensor2D): tf.Tensor {
+  const D = x.shape[x.rank - 1]!;
+  if (w.shape[0] !== D) {
+    throw new TypeError(`dense: w must have shape [${D}, F] to match x [..., ${D}], current shape is [${w.shape}]`);
+  }
+  if (x.rank === 2) return dense2d(x, w);
+  return tf.tidy(() => {
+    const lead = x.shape.slice(0, -1);
+    const y = dense2d(tf.reshape(x, [-1, D]) as tf.Tensor2D, w);
+    return tf.reshape(y, [...lead, w.shape[1]]);
+  });
+}
+
+/**
+ * Batched `a · b` with a flag-free gradient (attention scores and values).
+ *
+ * ```text
+ * y[n] = a[n] b[n],   ∂a = ∂y bᵀ,   ∂b = aᵀ ∂y      (explicit transposes)
+ * ```
+ *
+ * On wasm only flag-free batch-1 (2-D) products take the fast XNNPACK path,
+ * so there the batch is unstacked (a cheap heap-view slice, see
+ * `backend/wasm_kernels.ts`), multiplied as N 2-D products and stacked: 5×
+ * faster than one batched product for 32 heads × 256 tokens. Other backends
+ * use one batched product.
+ *
+ * Shapes: `a [N, M, K]`, `b [N, K, P]` → `[N, M, P]`.
+ *
+ * Source: BENCHMARK.md calibration (transposed matMul flags are slow on wasm).
+ *
+ * @param a Left factor.
+ * @param b Right factor.
+ * @returns A new tensor owned by the caller.
+ *
+ * @example
+ * ```ts
+ * import { tf } from "../tf.ts";
+ * import { assertAllClose } from "../testing/all_close.ts";
+ * import { bmm } from "./dense.ts";
+ *
+ * assertAllClose(bmm(tf.tensor3d([[[1, 2]]]), tf.tensor3d([[[3], [4]]])), [[[11]]]);
+ * ```
+ */
+export function bmm(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
+  if (tf.getBackend() !== "wasm") return batchMatMul(a, b) as tf.Tensor3D;
+  return tf.tidy(() => {
+    const as = tf.unstack(a) as tf.Tensor2D[];
+    const bs = tf.unstack(b) as tf.Tensor2D[];
+    return tf.stack(as.map((x, i) => dense2d(x, bs[i]!))) as tf.Tensor3D;
+  });
+}
