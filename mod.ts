@@ -89,5 +89,68 @@ export {
   type MemorySpan,
 } from "./lib/advantage/memory_advantage.ts";
 
+// The policy model (tokenizer, decoder, sampling, scoring, checkpoints)
+export {
+  buildTokenizer,
+  decode,
+  encode,
+  type EncodeResult,
+  SPECIAL_TOKENS,
+  type SpecialToken,
+  splitWords,
+  type Tokenizer,
+  tokenizerFromJson,
+  tokenizerToJson,
+} from "./lib/text/tokenizer.ts";
+export {
+  countParameters,
+  type ModelConfig,
+  modelPreset,
+  type ModelPresetName,
+  validateModelConfig,
+} from "./lib/model/config.ts";
+export {
+  assignWeights,
+  copyModel,
+  createModel,
+  type CreateModelOptions,
+  type Model,
+  type ModelKind,
+  trainableVariables,
+  weightShapes,
+} from "./lib/model/params.ts";
+export { bmm, dense } from "./lib/model/dense.ts";
+export {
+  causalBias,
+  forwardHidden,
+  forwardLogits,
+  type ForwardOptions,
+  type ForwardResult,
+  type KvCache,
+  outputLogits,
+  valueHead,
+} from "./lib/model/transformer.ts";
+export { generate, type GenerateOptions, type GenerateResult } from "./lib/model/generate.ts";
+export { scoreContinuations, type ScoreOptions, type ScorePair, sequenceLogProbs } from "./lib/model/score.ts";
+export {
+  decodeSafetensors,
+  encodeSafetensors,
+  type NamedArray,
+  type SafetensorsFile,
+} from "./lib/model/safetensors.ts";
+export {
+  type CheckpointContents,
+  type CheckpointRecord,
+  loadCheckpoint,
+  type LoadCheckpointOptions,
+  type LoadedCheckpoint,
+  saveCheckpoint,
+} from "./lib/model/checkpoint.ts";
+
+// Training building blocks
+export { type AdamW, type AdamWConfig, createAdamW } from "./lib/train/adamw.ts";
+export { collateLm, disposeLmBatch, type LmBatch, type LmSequence } from "./lib/train/collate.ts";
+export { sftStep, type SftStepOptions, type SftStepResult } from "./lib/train/sft.ts";
+
 // Testing
 export { type AllCloseOptions, assertAllClose, type Numeric } from "./lib/testing/all_close.ts";

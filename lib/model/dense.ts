@@ -59,7 +59,7 @@ const batchMatMul = tf.customGrad(
  * const x = tf.tensor2d([[1, 2]]);
  * const w = tf.tensor2d([[1, 0, 2], [0, 1, 3]]);
  * assertAllClose(dense(x, w), [[1, 2, 8]]);
- * assertAllClose(tf.grad((v: tf.Tensor) => tf.sum(dense(x, v)))(w), [[1, 1, 1], [2, 2, 2]]);
+ * assertAllClose(tf.grad((v: tf.Tensor) => tf.sum(dense(x, v as tf.Tensor2D)))(w), [[1, 1, 1], [2, 2, 2]]);
  * ```
  */
 export function dense(x: tf.Tensor, w: tf.Tensor2D): tf.Tensor {

@@ -47,7 +47,25 @@ export interface CreateModelOptions {
 
 let instances = 0;
 
-/** Canonical weight names and shapes (`[in, out]` for linear layers), in checkpoint order. */
+/**
+ * Canonical weight names (MiniMind / Hugging Face) and shapes, `[in, out]`
+ * for linear layers, in checkpoint order.
+ *
+ * Source: MiniMind `MiniMindForCausalLM.state_dict()` names (tied `lm_head` omitted).
+ *
+ * @param config The architecture.
+ * @param kind Policy or critic (adds `value_head.weight`, `value_head.bias`).
+ * @returns `[name, shape]` pairs.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { modelPreset } from "./config.ts";
+ * import { weightShapes } from "./params.ts";
+ *
+ * assert.deepEqual(weightShapes(modelPreset("tiny", 20), "policy")[0], ["model.embed_tokens.weight", [20, 32]]);
+ * ```
+ */
 export function weightShapes(config: ModelConfig, kind: ModelKind): [string, number[]][] {
   const { vocabSize: V, dModel: D, nLayers: L, ffnHidden: F } = config;
   const out: [string, number[]][] = [["model.embed_tokens.weight", [V, D]]];

@@ -289,5 +289,21 @@ cases["tokenLogProbs"] = {"logits": lst(logits), "targets": targets.tolist(), "w
                           "gradLogits": lst(glp)}
 cases["tokenEntropy"] = {"logits": lst(logits), "weights": lst(w), "expected": lst(ent), "gradLogits": lst(gent)}
 
+# ---------------------------------------------------------------- AdamW (torch.optim.AdamW)
+w0 = rnd(3, 2)
+b0 = rnd(2)
+pw = w0.clone().requires_grad_(True)
+pb = b0.clone().requires_grad_(True)
+opt = torch.optim.AdamW([{"params": [pw], "weight_decay": 0.1}, {"params": [pb], "weight_decay": 0.0}],
+                        lr=0.05, betas=(0.9, 0.95), eps=1e-8)
+grads = []
+for step in range(4):
+    gw, gb = rnd(3, 2), rnd(2)
+    grads.append({"w": lst(gw), "b": lst(gb)})
+    pw.grad, pb.grad = gw, gb
+    opt.step()
+cases["adamw"] = {"w": lst(w0), "b": lst(b0), "lr": 0.05, "beta1": 0.9, "beta2": 0.95, "weightDecay": 0.1,
+                  "grads": grads, "w_after": lst(pw), "b_after": lst(pb)}
+
 print(json.dumps({"generator": f"tests/_reference/torch_reference.py (torch {torch.__version__}, float64)",
                   "cases": cases}, allow_nan=False))
