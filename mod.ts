@@ -38,7 +38,7 @@ export {
   webgpuAvailable,
 } from "./lib/backend/backend.ts";
 export { registerWasmKernels } from "./lib/backend/wasm_kernels.ts";
-export { createRng, hashSeed, type Rng, shuffled } from "./lib/random.ts";
+export { createRng, hashSeed, hashString, type Rng, shuffled } from "./lib/random.ts";
 
 // Lesson 1: RL framing, logprob positions and masks
 export { responseLogProbPositions } from "./lib/advantage/positions.ts";

@@ -52,6 +52,31 @@ export function hashSeed(...parts: number[]): number {
 }
 
 /**
+ * FNV-1a hash of a string (32-bit), to seed by content.
+ *
+ * Source: Fowler–Noll–Vo hash, variant 1a.
+ *
+ * @param text Any string.
+ * @returns An unsigned 32-bit integer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hashString } from "./random.ts";
+ *
+ * assert.equal(hashString("a"), 0xe40c292c);
+ * ```
+ */
+export function hashString(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/**
  * A mulberry32 generator seeded with `seed`.
  *
  * ```text

@@ -1,0 +1,212 @@
+/**
+ * Question templates over the world: 1- and 2-hop sub-questions, joined into
+ * k-objective questions (MEM1's convention), with train and test sets over
+ * disjoint subject entities.
+ *
+ * @module
+ */
+import { createRng, type Rng, shuffled } from "../random.ts";
+import { type EntityType, type Relation, RELATIONS, type World } from "./world.ts";
+
+/** A question template: the relation path from a subject and its wording. */
+export interface Template {
+  /** Relations followed from the subject (1 or 2 hops). */
+  path: Relation[];
+  /** Wording with `{x}` for the subject's name. */
+  text: string;
+}
+
+/** All templates, by subject type. */
+export const TEMPLATES: Readonly<Record<EntityType, readonly Template[]>> = Object.freeze({
+  person: [
+    { path: ["born"], text: "in which city was {x} born ?" },
+    { path: ["born", "located"], text: "in which country was {x} born ?" },
+  ],
+  city: [{ path: ["located"], text: "in which country is {x} ?" }],
+  country: [{ path: ["capital"], text: "what is the capital of {x} ?" }],
+  company: [
+    { path: ["founder"], text: "who founded {x} ?" },
+    { path: ["headquarters"], text: "where is {x} headquartered ?" },
+    { path: ["founder", "born"], text: "in which city was the founder of {x} born ?" },
+    { path: ["headquarters", "located"], text: "in which country is {x} headquartered ?" },
+  ],
+  film: [
+    { path: ["director"], text: "who directed {x} ?" },
+    { path: ["director", "born"], text: "in which city was the director of {x} born ?" },
+  ],
+});
+
+/** One hop of a sub-question: from `entity` along `relation` to `answer`. */
+export interface Hop {
+  /** The entity searched for. */
+  entity: string;
+  /** The relation read from its document. */
+  relation: Relation;
+  /** The related entity. */
+  answer: string;
+}
+
+/** One objective of a question. */
+export interface SubQuestion {
+  /** Its wording. */
+  text: string;
+  /** The entity the question names. */
+  subject: string;
+  /** The hops that resolve it, in order. */
+  hops: Hop[];
+  /** The final answer (the last hop's). */
+  answer: string;
+}
+
+/** A k-objective question. */
+export interface QaItem {
+  /** The sub-questions joined by " ; ". */
+  question: string;
+  /** The objectives. */
+  subQuestions: SubQuestion[];
+  /** Aliases per objective (one alias each here). */
+  targets: string[][];
+}
+
+/**
+ * Resolves a template for a subject into a sub-question (its hops and answer).
+ *
+ * Source: multi-hop composition as in HotpotQA bridge questions (Yang et al. 2018).
+ *
+ * @param world The world.
+ * @param subject The subject entity's name.
+ * @param template The template (its path must start at the subject's type).
+ * @returns The sub-question.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { generateWorld } from "./world.ts";
+ * import { makeSubQuestion, TEMPLATES } from "./questions.ts";
+ *
+ * const w = generateWorld(1);
+ * const p = w.entities.find((e) => e.type === "person")!;
+ * const q = makeSubQuestion(w, p.name, TEMPLATES.person[1]!);
+ * assert.equal(q.hops[0]!.answer, p.facts.born);
+ * assert.equal(q.answer, w.byName.get(p.facts.born!)!.facts.located);
+ * ```
+ */
+export function makeSubQuestion(world: World, subject: string, template: Template): SubQuestion {
+  let current = subject;
+  const hops: Hop[] = [];
+  for (const relation of template.path) {
+    const e = world.byName.get(current);
+    if (e === undefined || e.type !== RELATIONS[relation].from) {
+      throw new TypeError(`Cannot follow ${relation} from ${current}: it is not a ${RELATIONS[relation].from}`);
+    }
+    const answer = e.facts[relation]!;
+    hops.push({ entity: current, relation, answer });
+    current = answer;
+  }
+  return { text: template.text.replace("{x}", subject), subject, hops, answer: current };
+}
+
+/** Options of {@linkcode buildQaSplits}. */
+export interface QaSplitOptions {
+  /** Seed. @default 0 */
+  seed?: number;
+  /** Training questions. @default 2000 */
+  trainCount?: number;
+  /** Objectives per training question. @default 2 */
+  trainObjectives?: number;
+  /** Questions per test set. @default 32 */
+  testCount?: number;
+  /** Objectives of each test set. @default [1, 2, 4, 6, 8] */
+  testObjectives?: number[];
+  /** Share of each type's entities reserved as test subjects. @default 0.3 */
+  testFraction?: number;
+}
+
+/** Train questions and one test set per objective count. */
+export interface QaSplits {
+  /** Training questions (train subjects only). */
+  train: QaItem[];
+  /** Test sets keyed by objective count (test subjects only). */
+  test: Map<number, QaItem[]>;
+  /** The subjects reserved for testing. */
+  testSubjects: Set<string>;
+}
+
+function makeQuestion(world: World, subjects: Map<EntityType, string[]>, k: number, rng: Rng): QaItem {
+  const types = [...subjects.keys()].filter((t) => subjects.get(t)!.length > 0);
+  const chosen = new Set<string>();
+  const subQuestions: SubQuestion[] = [];
+  while (subQuestions.length < k) {
+    const type = types[rng.int(types.length)]!;
+    const pool = subjects.get(type)!;
+    const subject = pool[rng.int(pool.length)]!;
+    if (chosen.has(subject)) continue;
+    chosen.add(subject);
+    const templates = TEMPLATES[type];
+    subQuestions.push(makeSubQuestion(world, subject, templates[rng.int(templates.length)]!));
+  }
+  return {
+    question: subQuestions.map((q) => q.text).join(" ; "),
+    subQuestions,
+    targets: subQuestions.map((q) => [q.answer]),
+  };
+}
+
+/**
+ * Builds the training set and the test sets; test subjects are never asked
+ * about in training.
+ *
+ * Source: MEM1 (arXiv:2506.15841) multi-objective evaluation (2 objectives in
+ * training, more at test time); MemPO's 1–8-objective evaluation.
+ *
+ * @param world The world.
+ * @param options Counts, objectives, seed, test share.
+ * @returns Train and test questions.
+ *
+ * @example Disjoint subjects
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { generateWorld } from "./world.ts";
+ * import { buildQaSplits } from "./questions.ts";
+ *
+ * const s = buildQaSplits(generateWorld(1), { trainCount: 50, testCount: 5 });
+ * assert.ok(s.train.every((q) => q.subQuestions.every((x) => !s.testSubjects.has(x.subject))));
+ * assert.equal(s.test.get(8)![0]!.targets.length, 8);
+ * ```
+ */
+export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSplits {
+  const {
+    seed = 0,
+    trainCount = 2000,
+    trainObjectives = 2,
+    testCount = 32,
+    testObjectives = [1, 2, 4, 6, 8],
+    testFraction = 0.3,
+  } = options;
+  if (!(testFraction > 0 && testFraction < 1)) {
+    throw new RangeError(`Cannot build QA splits: testFraction must be in (0, 1), current value is ${testFraction}`);
+  }
+  const rng = createRng(seed);
+  const train = new Map<EntityType, string[]>();
+  const test = new Map<EntityType, string[]>();
+  for (const type of Object.keys(TEMPLATES) as EntityType[]) {
+    const names = shuffled(world.entities.filter((e) => e.type === type).map((e) => e.name), rng);
+    const nTest = Math.max(1, Math.round(names.length * testFraction));
+    test.set(type, names.slice(0, nTest));
+    train.set(type, names.slice(nTest));
+  }
+  const testSubjects = new Set([...test.values()].flat());
+  const maxK = Math.max(trainObjectives, ...testObjectives);
+  if (testSubjects.size < maxK) {
+    throw new RangeError(
+      `Cannot build QA splits: ${testSubjects.size} test subjects cannot make ${maxK}-objective questions`,
+    );
+  }
+  return {
+    train: Array.from({ length: trainCount }, () => makeQuestion(world, train, trainObjectives, rng)),
+    test: new Map(
+      testObjectives.map((k) => [k, Array.from({ length: testCount }, () => makeQuestion(world, test, k, rng))]),
+    ),
+    testSubjects,
+  };
+}

@@ -1,0 +1,315 @@
+/**
+ * A seeded, invented knowledge world: people, cities, countries, companies
+ * and films with relations between them, and one short document per entity.
+ * Names are pseudo-words drawn from syllable pools, so no fact can be
+ * guessed: the agent has to search and read.
+ *
+ * @module
+ */
+import { createRng, type Rng, shuffled } from "../random.ts";
+
+/** Entity types. */
+export type EntityType = "person" | "city" | "country" | "company" | "film";
+
+/** Relations, named by the keyword that appears in the fact's document. */
+export type Relation = "born" | "located" | "capital" | "founder" | "headquarters" | "director";
+
+/** The type each relation starts from and leads to. */
+export const RELATIONS: Readonly<Record<Relation, { from: EntityType; to: EntityType }>> = Object.freeze({
+  born: { from: "person", to: "city" },
+  located: { from: "city", to: "country" },
+  capital: { from: "country", to: "city" },
+  founder: { from: "company", to: "person" },
+  headquarters: { from: "company", to: "city" },
+  director: { from: "film", to: "person" },
+});
+
+/** One entity and its facts. */
+export interface Entity {
+  /** Unique lower-case pseudo-word (one token). */
+  name: string;
+  /** Entity type. */
+  type: EntityType;
+  /** Facts: relation → name of the related entity. */
+  facts: Partial<Record<Relation, string>>;
+  /** Distractor sentences' words: `[trait, noun]` pairs ("known for its quiet streets"). */
+  traits?: [string, string][];
+}
+
+/** Sizes of a generated world. */
+export interface WorldSizes {
+  /** @default 8 */
+  countries: number;
+  /** @default 32 */
+  cities: number;
+  /** @default 100 */
+  people: number;
+  /** @default 40 */
+  companies: number;
+  /** @default 40 */
+  films: number;
+}
+
+/** Default {@linkcode WorldSizes}. */
+export const DEFAULT_WORLD_SIZES: Readonly<WorldSizes> = Object.freeze({
+  countries: 8,
+  cities: 32,
+  people: 100,
+  companies: 40,
+  films: 40,
+});
+
+/** A generated world. */
+export interface World {
+  /** The seed it was generated from. */
+  seed: number;
+  /** All entities. */
+  entities: Entity[];
+  /** Entities by name. */
+  byName: Map<string, Entity>;
+}
+
+/** Words of the distractor sentences (they make tool results long enough for memory to matter). */
+export const TRAITS = Object.freeze([
+  "quiet",
+  "famous",
+  "old",
+  "modern",
+  "small",
+  "large",
+  "busy",
+  "rich",
+  "green",
+  "bright",
+]);
+/** Nouns of the distractor sentences. */
+export const NOUNS = Object.freeze([
+  "streets",
+  "parks",
+  "markets",
+  "music",
+  "river",
+  "museum",
+  "harbor",
+  "gardens",
+  "bridges",
+  "festivals",
+]);
+
+const ONSETS = [
+  "b",
+  "d",
+  "f",
+  "g",
+  "k",
+  "l",
+  "m",
+  "n",
+  "p",
+  "r",
+  "s",
+  "t",
+  "v",
+  "z",
+  "br",
+  "dr",
+  "kr",
+  "tr",
+  "st",
+  "gl",
+];
+const VOWELS = ["a", "e", "i", "o", "u"];
+const CODAS = ["", "n", "r", "l", "x", "s", "m", "k"];
+
+/** Common words the names must not collide with (they appear in documents and questions). */
+const RESERVED = new Set([
+  "is",
+  "a",
+  "an",
+  "the",
+  "in",
+  "of",
+  "was",
+  "born",
+  "city",
+  "country",
+  "person",
+  "company",
+  "film",
+  "located",
+  "capital",
+  "founder",
+  "headquarters",
+  "are",
+  "director",
+  "who",
+  "what",
+  "where",
+  "which",
+  "none",
+  "answer",
+  "doc",
+  "unknown",
+  "find",
+  "search",
+  "by",
+  "to",
+  "and",
+  "or",
+  "on",
+  "at",
+  "it",
+  "as",
+  "be",
+  "do",
+  "go",
+  "no",
+  "so",
+  "up",
+]);
+
+function makeName(rng: Rng, used: Set<string>): string {
+  for (;;) {
+    const syllables = 2 + (rng.next() < 0.3 ? 1 : 0);
+    let name = "";
+    for (let i = 0; i < syllables; i++) {
+      name += ONSETS[rng.int(ONSETS.length)]! + VOWELS[rng.int(VOWELS.length)]!;
+      if (i === syllables - 1) name += CODAS[rng.int(CODAS.length)]!;
+    }
+    if (!used.has(name) && !RESERVED.has(name)) {
+      used.add(name);
+      return name;
+    }
+  }
+}
+
+/**
+ * Generates a world: every city in a country, every country's capital one of
+ * its cities, every person born in a city, every company founded by a person
+ * and headquartered in a city, every film directed by a person.
+ *
+ * Source: synthetic multi-hop QA in the style of HotpotQA (Yang et al. 2018)
+ * and MEM1's multi-objective composition (Zhou et al. 2025, arXiv:2506.15841).
+ *
+ * @param seed Seed (same seed → same world).
+ * @param sizes Entity counts.
+ * @returns The world.
+ *
+ * @example Deterministic per seed
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { generateWorld } from "./world.ts";
+ *
+ * const a = generateWorld(1);
+ * assert.deepEqual(a.entities.map((e) => e.name), generateWorld(1).entities.map((e) => e.name));
+ * assert.equal(a.byName.get(a.entities.find((e) => e.type === "person")!.facts.born!)!.type, "city");
+ * ```
+ */
+export function generateWorld(seed: number, sizes: Partial<WorldSizes> = {}): World {
+  const s = { ...DEFAULT_WORLD_SIZES, ...sizes };
+  for (const [k, v] of Object.entries(s)) {
+    if (!Number.isInteger(v) || v < 1) {
+      throw new RangeError(`Invalid world size: ${k} must be a positive integer, current value is ${v}`);
+    }
+  }
+  if (s.cities < s.countries) {
+    throw new RangeError(
+      `Invalid world size: cities (${s.cities}) must be ≥ countries (${s.countries}) so each country has a capital`,
+    );
+  }
+  const rng = createRng(seed);
+  const used = new Set<string>();
+  const make = (type: EntityType, n: number): Entity[] =>
+    Array.from({ length: n }, () => ({ name: makeName(rng, used), type, facts: {} }));
+  const countries = make("country", s.countries);
+  const cities = make("city", s.cities);
+  const people = make("person", s.people);
+  const companies = make("company", s.companies);
+  const films = make("film", s.films);
+  const pick = <T>(xs: T[]) => xs[rng.int(xs.length)]!;
+  cities.forEach((c, i) => (c.facts.located = countries[i % countries.length]!.name));
+  countries.forEach((n, i) => (n.facts.capital = cities[i]!.name)); // city i is in country i
+  for (const p of people) p.facts.born = pick(cities).name;
+  for (const c of companies) {
+    c.facts.founder = pick(people).name;
+    c.facts.headquarters = pick(cities).name;
+  }
+  for (const f of films) f.facts.director = pick(people).name;
+  for (const e of [...countries, ...cities, ...people, ...companies, ...films]) {
+    e.traits = [[pick([...TRAITS]), pick([...NOUNS])], [pick([...TRAITS]), pick([...NOUNS])]];
+  }
+  const entities = shuffled([...countries, ...cities, ...people, ...companies, ...films], rng);
+  return { seed, entities, byName: new Map(entities.map((e) => [e.name, e])) };
+}
+
+/**
+ * The document that states an entity's facts (each fact's keyword appears
+ * next to the entity's name, so a query "name keyword" finds it).
+ *
+ * ```text
+ * person   "{p} is a person . {p} was born in {city} ."
+ * city     "{c} is a city . {c} is located in {country} ."
+ * country  "{n} is a country . the capital of {n} is {city} ."
+ * company  "{x} is a company . the founder of {x} is {person} . the headquarters of {x} are in {city} ."
+ * film     "{f} is a film . the director of {f} is {person} ."
+ * + per entity two distractors "{x} is known for its {trait} {noun} ."
+ * ```
+ *
+ * Source: one short encyclopedic passage per entity, as the Wikipedia corpus of Search-R1.
+ *
+ * @param e The entity.
+ * @returns The document text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { entityDocument } from "./world.ts";
+ *
+ * assert.equal(entityDocument({ name: "zorbex", type: "film", facts: { director: "kalo" } }), "zorbex is a film . the director of zorbex is kalo .");
+ * ```
+ */
+export function entityDocument(e: Entity): string {
+  const f = e.facts;
+  const extra = (e.traits ?? []).map(([t, n]) => ` ${e.name} is known for its ${t} ${n} .`).join("");
+  switch (e.type) {
+    case "person":
+      return `${e.name} is a person . ${e.name} was born in ${f.born} .${extra}`;
+    case "city":
+      return `${e.name} is a city . ${e.name} is located in ${f.located} .${extra}`;
+    case "country":
+      return `${e.name} is a country . the capital of ${e.name} is ${f.capital} .${extra}`;
+    case "company":
+      return `${e.name} is a company . the founder of ${e.name} is ${f.founder} . the headquarters of ${e.name} are in ${f.headquarters} .${extra}`;
+    case "film":
+      return `${e.name} is a film . the director of ${e.name} is ${f.director} .${extra}`;
+  }
+}
+
+/** A corpus document. */
+export interface CorpusDocument {
+  /** Document id (the entity's name). */
+  id: string;
+  /** The text. */
+  text: string;
+}
+
+/**
+ * The corpus: one document per entity, in the world's order.
+ *
+ * Source: see {@linkcode entityDocument}.
+ *
+ * @param world The world.
+ * @returns Documents.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildCorpus, generateWorld } from "./world.ts";
+ *
+ * const w = generateWorld(3);
+ * assert.equal(buildCorpus(w).length, w.entities.length);
+ * ```
+ */
+export function buildCorpus(world: World): CorpusDocument[] {
+  return world.entities.map((e) => ({ id: e.name, text: entityDocument(e) }));
+}
