@@ -147,6 +147,85 @@ export {
   saveCheckpoint,
 } from "./lib/model/checkpoint.ts";
 
+// Lesson 7: the environment and the agent loop
+export {
+  buildCorpus,
+  type CorpusDocument,
+  DEFAULT_WORLD_SIZES,
+  type Entity,
+  entityDocument,
+  type EntityType,
+  generateWorld,
+  NOUNS,
+  type Relation,
+  RELATIONS,
+  TRAITS,
+  type World,
+  type WorldSizes,
+} from "./lib/env/world.ts";
+export {
+  buildQaSplits,
+  type Hop,
+  makeSubQuestion,
+  type QaItem,
+  type QaSplitOptions,
+  type QaSplits,
+  type SubQuestion,
+  type Template,
+  TEMPLATES,
+} from "./lib/env/questions.ts";
+export { buildSearchIndex, formatInformation, NO_RESULTS, type SearchHit, type SearchIndex } from "./lib/env/search.ts";
+export { extractSolution, type FormatCheck, type ParsedTurn, parseTurn, validateFormat } from "./lib/env/format.ts";
+export {
+  type AnswerScore,
+  emCheck,
+  f1Score,
+  normalizeAnswer,
+  normalizeTargets,
+  outcomeReward,
+  scoreAnswer,
+  type Targets,
+} from "./lib/env/reward.ts";
+export {
+  buildContext,
+  type BuildContextOptions,
+  type BuiltContext,
+  type ChatTemplate,
+  chatTemplate,
+  type ContextPolicy,
+  type HistoryTurn,
+  SYSTEM_PROMPT,
+} from "./lib/env/context.ts";
+export {
+  type AgentEnv,
+  type AgentPolicy,
+  type Episode,
+  type EpisodeTask,
+  type EpisodeTurn,
+  type RolloutOptions,
+  runEpisodes,
+  type TurnOutput,
+  type TurnRequest,
+} from "./lib/env/rollout.ts";
+export {
+  createTeacher,
+  droppedObjectives,
+  type TeacherOptions,
+  type TeacherTurn,
+  teacherTurn,
+} from "./lib/env/teacher.ts";
+export { modelPolicy, type ModelPolicyOptions } from "./lib/env/model_policy.ts";
+export { goldContinuation, type MemoryRewardPair, memoryRewardPairs } from "./lib/env/memory_inputs.ts";
+export {
+  type ChatMessage,
+  type QaRecord,
+  readCorpus,
+  readDataset,
+  writeCorpus,
+  writeDataset,
+} from "./lib/data/dataset.ts";
+export { buildData, type BuildDataOptions, loadData, type LoadedData } from "./lib/data/build.ts";
+
 // Training building blocks
 export { type AdamW, type AdamWConfig, createAdamW } from "./lib/train/adamw.ts";
 export { collateLm, disposeLmBatch, type LmBatch, type LmSequence } from "./lib/train/collate.ts";

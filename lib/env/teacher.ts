@@ -101,6 +101,35 @@ export function teacherTurn(
 }
 
 /**
+ * Which objectives (0-based) the teacher forgets for a question: each one
+ * independently with `dropProbability`, seeded by the question's text.
+ *
+ * Source: SPEC.md §6 (default: each earlier answer dropped with p = 0.3).
+ *
+ * @param question The question text.
+ * @param count Number of objectives.
+ * @param options Drop probability and seed.
+ * @returns The dropped objectives.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { droppedObjectives } from "./teacher.ts";
+ *
+ * assert.equal(droppedObjectives("q", 4, { dropProbability: 0 }).size, 0);
+ * assert.equal(droppedObjectives("q", 4, { dropProbability: 1 }).size, 4);
+ * ```
+ */
+export function droppedObjectives(question: string, count: number, options: TeacherOptions = {}): Set<number> {
+  const { dropProbability = 0.3, seed = 0 } = options;
+  if (!(dropProbability >= 0 && dropProbability <= 1)) {
+    throw new RangeError(`Invalid teacher: dropProbability must be in [0, 1], current value is ${dropProbability}`);
+  }
+  const rng = createRng(hashSeed(seed, hashString(question)));
+  return new Set(Array.from({ length: count }, (_, i) => i).filter(() => rng.next() < dropProbability));
+}
+
+/**
  * The teacher as an {@linkcode AgentPolicy}: it reads each episode's task
  * (its sub-questions) and turn count, not the context.
  *
@@ -129,8 +158,7 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
       return Promise.resolve(requests.map(({ episode }) => {
         const subs = episode.task.subQuestions;
         if (subs === undefined) throw new TypeError(`The teacher needs task.subQuestions (episode ${episode.id})`);
-        const rng = createRng(hashSeed(seed, hashString(episode.task.question)));
-        const dropped = new Set(subs.map((_, i) => i).filter(() => rng.next() < dropProbability));
+        const dropped = droppedObjectives(episode.task.question, subs.length, { dropProbability, seed });
         const t = teacherTurn(subs, episode.turns.length, dropped);
         const text = t === null
           ? "</mem>"

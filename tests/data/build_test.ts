@@ -1,0 +1,25 @@
+import assert from "node:assert/strict";
+import { buildData, loadData } from "../../lib/data/build.ts";
+import { encode } from "../../lib/text/tokenizer.ts";
+
+Deno.test("buildData() writes a deterministic data directory that loadData() reads back", async () => {
+  const a = await Deno.makeTempDir();
+  const b = await Deno.makeTempDir();
+  const m = await buildData(a, 5, { trainCount: 30, testCount: 4 });
+  await buildData(b, 5, { trainCount: 30, testCount: 4 });
+  for (const f of ["corpus.parquet", "train.parquet", "test_8obj.parquet", "tokenizer.json", "manifest.json"]) {
+    assert.deepEqual(await Deno.readFile(`${a}/${f}`), await Deno.readFile(`${b}/${f}`), f);
+  }
+  assert.deepEqual(m.test, { "1obj": 4, "2obj": 4, "4obj": 4, "6obj": 4, "8obj": 4 });
+  const data = await loadData(a);
+  assert.equal(data.corpus.length, 220);
+  assert.equal(data.search.size, 220);
+  assert.equal(data.tokenizer.size, m.vocabSize);
+  for (const r of [...data.train, ...[...data.test.values()].flat()]) {
+    assert.equal(encode(data.tokenizer, r.question).unknown, 0);
+    assert.ok(r.subQuestions && r.subQuestions.length === r.targets.length);
+  }
+  assert.ok(data.corpus.every((d) => encode(data.tokenizer, d.text).unknown === 0));
+  await Deno.remove(`${a}/train.parquet`);
+  await assert.rejects(loadData(a), /Cannot read dataset .*train.parquet/);
+});

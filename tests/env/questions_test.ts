@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { generateWorld } from "../../lib/env/world.ts";
+import { buildQaSplits, makeSubQuestion, TEMPLATES } from "../../lib/env/questions.ts";
+import { buildCorpus } from "../../lib/env/world.ts";
+import { buildSearchIndex } from "../../lib/env/search.ts";
+
+Deno.test("buildQaSplits() is deterministic; test subjects never appear in training questions", () => {
+  const w = generateWorld(3);
+  const a = buildQaSplits(w, { seed: 3, trainCount: 300, testCount: 10 });
+  assert.deepEqual(buildQaSplits(w, { seed: 3, trainCount: 300, testCount: 10 }).train, a.train);
+  for (const q of a.train) {
+    assert.equal(q.targets.length, 2);
+    assert.equal(new Set(q.subQuestions.map((s) => s.subject)).size, 2, "distinct subjects");
+    for (const s of q.subQuestions) assert.ok(!a.testSubjects.has(s.subject), `${s.subject} is a test subject`);
+  }
+  for (const [k, qs] of a.test) {
+    for (const q of qs) {
+      assert.equal(q.subQuestions.length, k);
+      assert.equal(q.question, q.subQuestions.map((s) => s.text).join(" ; "));
+      for (const s of q.subQuestions) assert.ok(a.testSubjects.has(s.subject));
+    }
+  }
+  assert.deepEqual([...a.test.keys()], [1, 2, 4, 6, 8]);
+  assert.throws(() => buildQaSplits(w, { testFraction: 1 }), /testFraction must be in \(0, 1\)/);
+});
+
+Deno.test("makeSubQuestion() follows 1- and 2-hop paths; every template is answerable", () => {
+  const w = generateWorld(4);
+  for (const [type, templates] of Object.entries(TEMPLATES)) {
+    const subject = w.entities.find((e) => e.type === type)!;
+    for (const t of templates) {
+      const q = makeSubQuestion(w, subject.name, t);
+      assert.equal(q.hops.length, t.path.length);
+      assert.equal(q.hops[0]!.entity, subject.name);
+      assert.equal(q.answer, q.hops.at(-1)!.answer);
+      assert.ok(q.text.includes(subject.name));
+    }
+  }
+  const city = w.entities.find((e) => e.type === "city")!;
+  assert.throws(() => makeSubQuestion(w, city.name, TEMPLATES.person[0]!), /is not a person/);
+});
+
+Deno.test("search returns the document that states the fact for every hop of every question (top-3)", () => {
+  const w = generateWorld(5);
+  const index = buildSearchIndex(buildCorpus(w));
+  const s = buildQaSplits(w, { seed: 5, trainCount: 400, testCount: 20 });
+  let hops = 0;
+  for (const q of [...s.train, ...[...s.test.values()].flat()]) {
+    for (const sub of q.subQuestions) {
+      for (const h of sub.hops) {
+        const hits = index.search(`${h.entity} ${h.relation}`, 3);
+        assert.ok(hits.some((d) => d.id === h.entity && d.text.includes(h.answer)), `${h.entity} ${h.relation}`);
+        hops++;
+      }
+    }
+  }
+  assert.ok(hops > 1000);
+});

@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { buildCorpus, entityDocument, generateWorld, RELATIONS } from "../../lib/env/world.ts";
+
+Deno.test("generateWorld() is deterministic per seed, consistent, and uses unique one-token names", () => {
+  const a = generateWorld(11);
+  assert.deepEqual(generateWorld(11), a);
+  assert.notDeepEqual(generateWorld(12).entities.map((e) => e.name), a.entities.map((e) => e.name));
+  assert.equal(a.byName.size, a.entities.length);
+  for (const e of a.entities) {
+    assert.match(e.name, /^[a-z]+$/);
+    for (const [rel, target] of Object.entries(e.facts)) {
+      const spec = RELATIONS[rel as keyof typeof RELATIONS];
+      assert.equal(spec.from, e.type);
+      assert.equal(a.byName.get(target!)?.type, spec.to, `${e.name} ${rel} ${target}`);
+    }
+  }
+  // each country's capital is one of its cities
+  for (const c of a.entities.filter((e) => e.type === "country")) {
+    assert.equal(a.byName.get(c.facts.capital!)!.facts.located, c.name);
+  }
+  assert.throws(() => generateWorld(1, { cities: 2, countries: 5 }), /cities \(2\) must be ≥ countries \(5\)/);
+  assert.throws(() => generateWorld(1, { people: 0 }), /people must be a positive integer/);
+});
+
+Deno.test("entityDocument() states every fact with its keyword next to the name", () => {
+  const w = generateWorld(2);
+  for (const e of w.entities) {
+    const doc = entityDocument(e);
+    assert.ok(doc.startsWith(`${e.name} is a ${e.type} .`));
+    for (const [rel, target] of Object.entries(e.facts)) {
+      assert.ok(doc.includes(target!), `${e.name}: ${rel} target missing`);
+      assert.ok(doc.includes(rel), `${e.name}: keyword ${rel} missing`);
+    }
+  }
+  assert.equal(buildCorpus(w).length, 220);
+});
