@@ -48,6 +48,8 @@ export interface WorldSizes {
   companies: number;
   /** @default 40 */
   films: number;
+  /** Distractor sentences per document. @default 2 */
+  distractors: number;
 }
 
 /** Default {@linkcode WorldSizes}. */
@@ -57,6 +59,7 @@ export const DEFAULT_WORLD_SIZES: Readonly<WorldSizes> = Object.freeze({
   people: 100,
   companies: 40,
   films: 40,
+  distractors: 2,
 });
 
 /** A generated world. */
@@ -207,9 +210,14 @@ function makeName(rng: Rng, used: Set<string>): string {
  */
 export function generateWorld(seed: number, sizes: Partial<WorldSizes> = {}): World {
   const s = { ...DEFAULT_WORLD_SIZES, ...sizes };
+  const { distractors } = s;
   for (const [k, v] of Object.entries(s)) {
-    if (!Number.isInteger(v) || v < 1) {
-      throw new RangeError(`Invalid world size: ${k} must be a positive integer, current value is ${v}`);
+    if (!Number.isInteger(v) || v < (k === "distractors" ? 0 : 1)) {
+      throw new RangeError(
+        `Invalid world size: ${k} must be a ${
+          k === "distractors" ? "non-negative" : "positive"
+        } integer, current value is ${v}`,
+      );
     }
   }
   if (s.cities < s.countries) {
@@ -236,7 +244,7 @@ export function generateWorld(seed: number, sizes: Partial<WorldSizes> = {}): Wo
   }
   for (const f of films) f.facts.director = pick(people).name;
   for (const e of [...countries, ...cities, ...people, ...companies, ...films]) {
-    e.traits = [[pick([...TRAITS]), pick([...NOUNS])], [pick([...TRAITS]), pick([...NOUNS])]];
+    e.traits = Array.from({ length: distractors }, () => [pick([...TRAITS]), pick([...NOUNS])] as [string, string]);
   }
   const entities = shuffled([...countries, ...cities, ...people, ...companies, ...films], rng);
   return { seed, entities, byName: new Map(entities.map((e) => [e.name, e])) };

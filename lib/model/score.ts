@@ -6,6 +6,7 @@
  */
 import { tf } from "../tf.ts";
 import { tokenLogProbs } from "../tensor/log_probs.ts";
+import { tokenEntropy } from "../tensor/entropy.ts";
 import type { Model } from "./params.ts";
 import { forwardHidden, outputLogits } from "./transformer.ts";
 
@@ -69,6 +70,52 @@ export function sequenceLogProbs(
   return tf.tidy(() => {
     const logits = outputLogits(model, forwardHidden(model, tokens).hidden);
     return tokenLogProbs(temperature === 1 ? logits : tf.div(logits, temperature), targets);
+  });
+}
+
+/**
+ * Log-probabilities and entropies from one forward (training: the loss needs
+ * the first, the metrics the second).
+ *
+ * ```text
+ * logits = forward(tokens) / temperature
+ * logProbs[b, t] = log softmax(logits[b, t])[targets[b, t]],   entropy[b, t] = H(softmax(logits[b, t]))
+ * ```
+ *
+ * Shapes: `tokens`, `targets` `[B, L]` → two `[B, L]` tensors.
+ *
+ * Source: verl `dp_actor._forward_micro_batch(calculate_entropy=True)`.
+ *
+ * @param model A policy model.
+ * @param tokens Input ids `[B, L]`.
+ * @param targets Next-token ids `[B, L]`.
+ * @param temperature Logit temperature.
+ * @returns New tensors owned by the caller.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tf } from "../tf.ts";
+ * import { modelPreset } from "./config.ts";
+ * import { createModel } from "./params.ts";
+ * import { sequenceLogProbsAndEntropy } from "./score.ts";
+ *
+ * const m = createModel(modelPreset("tiny", 20));
+ * const { entropy } = sequenceLogProbsAndEntropy(m, tf.tensor2d([[1, 2]], undefined, "int32"), tf.tensor2d([[2, 3]], undefined, "int32"));
+ * assert.ok((entropy.arraySync() as number[][])[0]!.every((h) => h > 2.9 && h <= Math.log(20) + 1e-5));
+ * m.dispose();
+ * ```
+ */
+export function sequenceLogProbsAndEntropy(
+  model: Model,
+  tokens: tf.Tensor2D,
+  targets: tf.Tensor2D,
+  temperature = 1,
+): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
+  return tf.tidy(() => {
+    const raw = outputLogits(model, forwardHidden(model, tokens).hidden);
+    const logits = temperature === 1 ? raw : tf.div(raw, temperature) as tf.Tensor3D;
+    return { logProbs: tokenLogProbs(logits, targets), entropy: tokenEntropy(logits) };
   });
 }
 

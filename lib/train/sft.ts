@@ -4,12 +4,13 @@
  * @module
  */
 import { tf } from "../tf.ts";
-import { maskedMean } from "../tensor/masked.ts";
+import { maskedSum } from "../tensor/masked.ts";
 import { clipByGlobalNorm } from "../tensor/clip_grad_norm.ts";
 import { type Model, trainableVariables } from "../model/params.ts";
 import { sequenceLogProbs } from "../model/score.ts";
 import type { AdamW } from "./adamw.ts";
 import type { LmBatch } from "./collate.ts";
+import { accumulateGradients } from "./micro_batches.ts";
 
 /** Options of {@linkcode sftStep}. */
 export interface SftStepOptions {
@@ -30,7 +31,9 @@ export interface SftStepResult {
 }
 
 /**
- * One SFT update on a collated batch.
+ * One SFT update on a collated batch (or on micro-batches of one minibatch,
+ * whose gradients are summed with the whole minibatch's token count as the
+ * denominator, so the update is the same).
  *
  * ```text
  * L = − Σ mask · log π(target | prefix) / Σ mask
@@ -42,7 +45,7 @@ export interface SftStepResult {
  *
  * @param model The policy.
  * @param optimizer AdamW over the model's variables.
- * @param batch A batch from `collateLm`.
+ * @param batch A batch from `collateLm`, or micro-batches of one minibatch.
  * @param options Gradient clip, learning rate.
  * @returns Loss, gradient norm, skipped flag.
  *
@@ -66,11 +69,19 @@ export interface SftStepResult {
  * m.dispose();
  * ```
  */
-export function sftStep(model: Model, optimizer: AdamW, batch: LmBatch, options: SftStepOptions = {}): SftStepResult {
+export function sftStep(
+  model: Model,
+  optimizer: AdamW,
+  batch: LmBatch | readonly LmBatch[],
+  options: SftStepOptions = {},
+): SftStepResult {
   const { maxGradNorm = 1, lr } = options;
-  const { value, grads } = tf.variableGrads(
-    () => tf.neg(maskedMean(sequenceLogProbs(model, batch.tokens, batch.targets), batch.mask)) as tf.Scalar,
+  const pieces = Array.isArray(batch) ? batch as readonly LmBatch[] : [batch as LmBatch];
+  const numTokens = Math.max(1, pieces.reduce((a, b) => a + b.numTokens, 0));
+  const { value, grads } = accumulateGradients(
+    pieces,
     trainableVariables(model),
+    (b) => tf.div(tf.neg(maskedSum(sequenceLogProbs(model, b.tokens, b.targets), b.mask)), numTokens) as tf.Scalar,
   );
   const clipped = clipByGlobalNorm(grads, maxGradNorm);
   const stats = tf.stack([value, clipped.norm]);

@@ -1,0 +1,337 @@
+/**
+ * Experiment configuration: every hyperparameter of `deno task train`, its
+ * presets (`quick` for CI, `default` for the 30-minute run), overrides and
+ * validation with messages that name the field.
+ *
+ * @module
+ */
+import type { BackendName } from "../backend/backend.ts";
+import type { ModelPresetName } from "../model/config.ts";
+import type { KlEstimator } from "../loss/kl.ts";
+import type { GroupStd } from "../advantage/grpo.ts";
+
+/** RL algorithms. */
+export type Algorithm = "ppo" | "grpo" | "mempo";
+
+/** Data generation. */
+export interface DataConfig {
+  /** Training questions (2 objectives). */
+  trainCount: number;
+  /** Questions per test set. */
+  testCount: number;
+  /** Objective counts of the test sets. */
+  testObjectives: number[];
+}
+
+/** Supervised fine-tuning on teacher demonstrations. */
+export interface SftConfig {
+  /** Optimiser steps. */
+  steps: number;
+  /** Turn sequences per step. */
+  batchSize: number;
+  /** Peak learning rate (cosine to `lr / 10` after `warmupSteps`). */
+  lr: number;
+  /** Linear warm-up steps. */
+  warmupSteps: number;
+  /** Teacher demonstrations (episodes); half under each context policy. */
+  demos: number;
+  /** Teacher's probability of forgetting an earlier answer (SPEC §6: 0.3). */
+  dropProbability: number;
+}
+
+/** RL (shared by PPO, GRPO, MemPO). */
+export interface RlConfig {
+  /** Algorithms to train, in order (each starts from the SFT weights). */
+  algorithms: Algorithm[];
+  /** RL steps per algorithm. */
+  steps: number;
+  /** Questions per step. */
+  questionsPerStep: number;
+  /** G, rollouts per question (GRPO / MemPO group size; PPO uses them too). */
+  groupSize: number;
+  /** Policy learning rate (constant). */
+  lr: number;
+  /** Critic learning rate (PPO). */
+  criticLr: number;
+  /** β, reference-KL coefficient. */
+  klCoef: number;
+  /** KL estimator. */
+  klEstimator: KlEstimator;
+  /** ε_low / ε_high of the PPO clip. */
+  clipLow: number;
+  /** ε_high. */
+  clipHigh: number;
+  /** Updates per batch. */
+  ppoEpochs: number;
+  /** Turn sequences per minibatch. */
+  miniBatchSize: number;
+  /** Global gradient-norm clip. */
+  maxGradNorm: number;
+  /** Sampling temperature of rollouts. */
+  temperature: number;
+  /** Turn limit during training. */
+  maxTurns: number;
+  /** Tokens per turn at most. */
+  maxTurnTokens: number;
+  /** GRPO normaliser: ε. */
+  epsilon: number;
+  /** GRPO normaliser: std convention. */
+  std: GroupStd;
+  /** MemPO: weight of the memory advantage. */
+  memCoef: number;
+  /** MemPO: keep answer tokens with probability above this (undefined = off). */
+  memThreshold?: number;
+  /** PPO: value-loss coefficient. */
+  vfCoef: number;
+  /** PPO: value clip range. */
+  valueClip: number;
+  /** PPO: GAE γ. */
+  gamma: number;
+  /** PPO: GAE λ. */
+  lambda: number;
+  /** Save a checkpoint every this many steps (and at the end). */
+  checkpointEvery: number;
+}
+
+/** Evaluation. */
+export interface EvalConfig {
+  /** Questions per test set to run (≤ data.testCount). */
+  questions: number;
+  /** Turn limit. */
+  maxTurns: number;
+  /** Tokens per turn. */
+  maxTurnTokens: number;
+}
+
+/** A whole experiment. */
+export interface ExperimentConfig {
+  /** Preset name this config came from. */
+  preset: string;
+  /** Run name (`runs/<name>`). */
+  name: string;
+  /** Seed of everything. */
+  seed: number;
+  /** Tensor backend. */
+  backend: BackendName;
+  /** Data directory (generated when missing). */
+  dataDir: string;
+  /** Model preset. */
+  model: ModelPresetName;
+  /** Data generation. */
+  data: DataConfig;
+  /** SFT. */
+  sft: SftConfig;
+  /** RL. */
+  rl: RlConfig;
+  /** Evaluation. */
+  eval: EvalConfig;
+}
+
+const BASE: ExperimentConfig = {
+  preset: "default",
+  name: "default",
+  seed: 0,
+  backend: "wasm",
+  dataDir: "data",
+  model: "small",
+  data: { trainCount: 2000, testCount: 32, testObjectives: [1, 2, 4, 6, 8] },
+  sft: { steps: 300, batchSize: 16, lr: 2e-3, warmupSteps: 20, demos: 800, dropProbability: 0.3 },
+  rl: {
+    algorithms: ["mempo", "grpo"],
+    steps: 30,
+    questionsPerStep: 4,
+    groupSize: 4,
+    lr: 1e-4,
+    criticLr: 1e-3,
+    klCoef: 0.001,
+    klEstimator: "low_var_kl",
+    clipLow: 0.2,
+    clipHigh: 0.2,
+    ppoEpochs: 1,
+    miniBatchSize: 16,
+    maxGradNorm: 1,
+    temperature: 1,
+    maxTurns: 8,
+    maxTurnTokens: 64,
+    epsilon: 1e-6,
+    std: "bessel",
+    memCoef: 1,
+    vfCoef: 0.5,
+    valueClip: 0.5,
+    gamma: 1,
+    lambda: 0.95,
+    checkpointEvery: 5,
+  },
+  eval: { questions: 16, maxTurns: 64, maxTurnTokens: 96 },
+};
+
+/** Preset names. */
+export type ExperimentPresetName = "default" | "quick";
+
+/** The presets: `default` (30 minutes on 2 CPU cores) and `quick` (CI, ~3 minutes). */
+export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> = Object.freeze({
+  default: BASE,
+  quick: {
+    ...BASE,
+    preset: "quick",
+    name: "quick",
+    model: "tiny",
+    data: { trainCount: 200, testCount: 4, testObjectives: [1, 2, 4] },
+    sft: { ...BASE.sft, steps: 60, batchSize: 16, lr: 3e-3, warmupSteps: 5, demos: 120 },
+    rl: { ...BASE.rl, steps: 4, questionsPerStep: 2, groupSize: 4, lr: 1e-3, checkpointEvery: 2 },
+    eval: { questions: 4, maxTurns: 12, maxTurnTokens: 64 },
+  },
+});
+
+/** A deep partial of the config, for overrides from flags or `--config run.json`. */
+export type ConfigOverrides = {
+  [K in keyof ExperimentConfig]?: ExperimentConfig[K] extends object ? Partial<ExperimentConfig[K]>
+    : ExperimentConfig[K];
+};
+
+/**
+ * A preset with overrides applied (nested sections merged), validated.
+ *
+ * Source: nanoGPT `config/*.py` presets + overrides; TRL config validation.
+ *
+ * @param preset Preset name.
+ * @param overrides Fields to change.
+ * @returns A new, validated config.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "./config.ts";
+ *
+ * assert.equal(resolveConfig("quick", { rl: { steps: 2 } }).rl.steps, 2);
+ * assert.throws(() => resolveConfig("quick", { rl: { lr: -1 } }), /rl.lr must be > 0, current value is -1/);
+ * ```
+ */
+export function resolveConfig(preset: string, overrides: ConfigOverrides = {}): ExperimentConfig {
+  const base = PRESETS[preset as ExperimentPresetName];
+  if (base === undefined) {
+    throw new RangeError(
+      `Invalid config: preset must be one of ${Object.keys(PRESETS).join(", ")}, current value is ${
+        JSON.stringify(preset)
+      }`,
+    );
+  }
+  const known = new Set(Object.keys(base));
+  for (const k of Object.keys(overrides)) {
+    if (!known.has(k)) throw new RangeError(`Invalid config: unknown field ${JSON.stringify(k)}`);
+  }
+  const merged = structuredClone(base) as unknown as Record<string, unknown>;
+  for (const [k, v] of Object.entries(overrides)) {
+    const cur = merged[k];
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && typeof cur === "object" && cur !== null) {
+      for (const sub of Object.keys(v)) {
+        if (!(sub in (cur as object))) throw new RangeError(`Invalid config: unknown field ${k}.${sub}`);
+      }
+      merged[k] = { ...(cur as object), ...(v as object) };
+    } else if (v !== undefined) merged[k] = v;
+  }
+  if (overrides.name === undefined && overrides.preset === undefined) merged.name = base.name;
+  return validateConfig(merged as unknown as ExperimentConfig);
+}
+
+/**
+ * Checks every field; throws a `RangeError` naming the first bad one.
+ *
+ * Source: TRL `GRPOConfig.__post_init__` (explanatory validation).
+ *
+ * @param c The config.
+ * @returns The same config.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PRESETS, validateConfig } from "./config.ts";
+ *
+ * assert.throws(() => validateConfig({ ...PRESETS.quick, rl: { ...PRESETS.quick.rl, groupSize: 0 } }), /rl.groupSize must be an integer ≥ 1, current value is 0/);
+ * ```
+ */
+export function validateConfig(c: ExperimentConfig): ExperimentConfig {
+  const int = (path: string, v: unknown, min: number) => {
+    if (!Number.isInteger(v) || (v as number) < min) {
+      throw new RangeError(
+        `Invalid config: ${path} must be an integer ≥ ${min}, current value is ${JSON.stringify(v)}`,
+      );
+    }
+  };
+  const pos = (path: string, v: unknown) => {
+    if (typeof v !== "number" || !(v > 0) || !Number.isFinite(v)) {
+      throw new RangeError(`Invalid config: ${path} must be > 0, current value is ${JSON.stringify(v)}`);
+    }
+  };
+  const range = (path: string, v: unknown, lo: number, hi: number) => {
+    if (typeof v !== "number" || !(v >= lo && v <= hi)) {
+      throw new RangeError(`Invalid config: ${path} must be in [${lo}, ${hi}], current value is ${JSON.stringify(v)}`);
+    }
+  };
+  const oneOf = (path: string, v: unknown, options: readonly string[]) => {
+    if (!options.includes(v as string)) {
+      throw new RangeError(
+        `Invalid config: ${path} must be one of ${options.join(", ")}, current value is ${JSON.stringify(v)}`,
+      );
+    }
+  };
+  if (typeof c.name !== "string" || !/^[\w.-]+$/.test(c.name)) {
+    throw new RangeError(
+      `Invalid config: name must be letters, digits, '.', '_' or '-', current value is ${JSON.stringify(c.name)}`,
+    );
+  }
+  int("seed", c.seed, 0);
+  oneOf("backend", c.backend, ["wasm", "cpu", "webgpu", "tensorflow", "tensorflow-gpu"]);
+  oneOf("model", c.model, ["tiny", "small", "base", "bench"]);
+  int("data.trainCount", c.data.trainCount, 1);
+  int("data.testCount", c.data.testCount, 1);
+  if (!Array.isArray(c.data.testObjectives) || c.data.testObjectives.length === 0) {
+    throw new RangeError(
+      `Invalid config: data.testObjectives must be a non-empty list, current value is ${
+        JSON.stringify(c.data.testObjectives)
+      }`,
+    );
+  }
+  c.data.testObjectives.forEach((k, i) => int(`data.testObjectives[${i}]`, k, 1));
+  int("sft.steps", c.sft.steps, 0);
+  int("sft.batchSize", c.sft.batchSize, 1);
+  pos("sft.lr", c.sft.lr);
+  int("sft.warmupSteps", c.sft.warmupSteps, 0);
+  int("sft.demos", c.sft.demos, 1);
+  range("sft.dropProbability", c.sft.dropProbability, 0, 1);
+  if (!Array.isArray(c.rl.algorithms)) throw new RangeError(`Invalid config: rl.algorithms must be a list`);
+  c.rl.algorithms.forEach((a, i) => oneOf(`rl.algorithms[${i}]`, a, ["ppo", "grpo", "mempo"]));
+  int("rl.steps", c.rl.steps, 0);
+  int("rl.questionsPerStep", c.rl.questionsPerStep, 1);
+  int("rl.groupSize", c.rl.groupSize, 1);
+  pos("rl.lr", c.rl.lr);
+  pos("rl.criticLr", c.rl.criticLr);
+  range("rl.klCoef", c.rl.klCoef, 0, 10);
+  oneOf("rl.klEstimator", c.rl.klEstimator, ["k1", "abs", "k2", "k3", "low_var_kl"]);
+  range("rl.clipLow", c.rl.clipLow, 0, 0.999);
+  range("rl.clipHigh", c.rl.clipHigh, 0, 10);
+  int("rl.ppoEpochs", c.rl.ppoEpochs, 1);
+  int("rl.miniBatchSize", c.rl.miniBatchSize, 1);
+  pos("rl.maxGradNorm", c.rl.maxGradNorm);
+  range("rl.temperature", c.rl.temperature, 0.01, 10);
+  int("rl.maxTurns", c.rl.maxTurns, 1);
+  int("rl.maxTurnTokens", c.rl.maxTurnTokens, 8);
+  range("rl.epsilon", c.rl.epsilon, 0, 1);
+  oneOf("rl.std", c.rl.std, ["bessel", "population"]);
+  range("rl.memCoef", c.rl.memCoef, 0, 100);
+  if (c.rl.memThreshold !== undefined) range("rl.memThreshold", c.rl.memThreshold, 1e-9, 0.999999);
+  range("rl.vfCoef", c.rl.vfCoef, 0, 100);
+  range("rl.valueClip", c.rl.valueClip, 0, 1e6);
+  range("rl.gamma", c.rl.gamma, 0, 1);
+  range("rl.lambda", c.rl.lambda, 0, 1);
+  int("rl.checkpointEvery", c.rl.checkpointEvery, 1);
+  int("eval.questions", c.eval.questions, 1);
+  if (c.eval.questions > c.data.testCount) {
+    throw new RangeError(
+      `Invalid config: eval.questions (${c.eval.questions}) must be ≤ data.testCount (${c.data.testCount})`,
+    );
+  }
+  int("eval.maxTurns", c.eval.maxTurns, 1);
+  int("eval.maxTurnTokens", c.eval.maxTurnTokens, 8);
+  return c;
+}

@@ -1,0 +1,139 @@
+/**
+ * SFT data: the scripted teacher's episodes, cut into per-turn training
+ * sequences (the turn's context, then its tokens, loss on the tokens only),
+ * exactly the sequences RL later trains on.
+ *
+ * @module
+ */
+import type { LoadedData } from "../data/build.ts";
+import type { QaRecord } from "../data/dataset.ts";
+import { type ContextPolicy } from "../env/context.ts";
+import { createTeacher } from "../env/teacher.ts";
+import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
+import type { LmSequence } from "./collate.ts";
+
+/**
+ * Tasks for the agent loop from dataset records.
+ *
+ * Source: verl `RLHFDataset` → agent loop inputs.
+ *
+ * @param records QA records.
+ * @param groupOffset Added to the record index to form group ids.
+ * @returns Episode tasks.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tasksFromRecords } from "./demos.ts";
+ *
+ * assert.deepEqual(tasksFromRecords([{ prompt: [], question: "q", targets: [["a"]] }]), [{ question: "q", targets: [["a"]], groupId: 0 }]);
+ * ```
+ */
+export function tasksFromRecords(records: readonly QaRecord[], groupOffset = 0): EpisodeTask[] {
+  return records.map((r, i) => ({
+    question: r.question,
+    targets: r.targets,
+    groupId: groupOffset + i,
+    ...(r.subQuestions ? { subQuestions: r.subQuestions } : {}),
+  }));
+}
+
+/**
+ * Per-turn training sequences of episodes: `context + sampled`, loss mask
+ * 0 on the context (prompt, forced prefix, history, tool output), 1 on the
+ * sampled tokens.
+ *
+ * Source: MiniMind agent SFT (loss on assistant tokens only); MemPO trains per-turn sequences.
+ *
+ * @param episodes Finished episodes.
+ * @returns One sequence per turn that produced tokens.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { turnSequences } from "./demos.ts";
+ *
+ * const ep = { turns: [{ context: [1, 2], sampled: [3, 4] }] } as never;
+ * assert.deepEqual(turnSequences([ep]), [{ tokens: [1, 2, 3, 4], lossMask: [0, 0, 1, 1] }]);
+ * ```
+ */
+export function turnSequences(episodes: readonly Episode[]): LmSequence[] {
+  return episodes.flatMap((e) =>
+    e.turns.filter((t) => t.sampled.length > 0).map((t) => ({
+      tokens: [...t.context, ...t.sampled],
+      lossMask: [...t.context.map(() => 0), ...t.sampled.map(() => 1)],
+    }))
+  );
+}
+
+/** Options of {@linkcode teacherDemonstrations}. */
+export interface DemoOptions {
+  /** Episodes in all (split evenly over the context policies). */
+  count: number;
+  /** Teacher imperfection. */
+  dropProbability: number;
+  /** Seed. */
+  seed: number;
+  /** Context policies to demonstrate under. @default ["memory", "full"] */
+  policies?: ContextPolicy[];
+  /** Turn limit. @default 8 */
+  maxTurns?: number;
+  /** The model's positions: contexts are cut (oldest turns first) to fit. @default 2048 */
+  maxPositions?: number;
+  /** Tokens per turn budget. @default 64 */
+  maxTurnTokens?: number;
+}
+
+/**
+ * Runs the teacher on training questions under each context policy and
+ * returns the per-turn sequences (and the episodes, for statistics).
+ *
+ * Source: SPEC.md §6 scripted teacher; MemPO cold-start SFT.
+ *
+ * @param data Loaded data.
+ * @param options Count, imperfection, seed, policies.
+ * @returns Sequences and episodes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { teacherDemonstrations } from "./demos.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 1, { trainCount: 8, testCount: 1 });
+ * const { sequences, episodes } = await teacherDemonstrations(await loadData(dir), { count: 8, dropProbability: 0, seed: 1 });
+ * assert.equal(episodes.length, 8);
+ * assert.ok(sequences.length >= 24);
+ * ```
+ */
+export async function teacherDemonstrations(
+  data: LoadedData,
+  options: DemoOptions,
+): Promise<{ sequences: LmSequence[]; episodes: Episode[] }> {
+  const {
+    count,
+    dropProbability,
+    seed,
+    policies = ["memory", "full"],
+    maxTurns = 8,
+    maxPositions = 2048,
+    maxTurnTokens = 64,
+  } = options;
+  const teacher = createTeacher(data.tokenizer, { dropProbability, seed });
+  const episodes: Episode[] = [];
+  const per = Math.ceil(count / policies.length);
+  for (const [p, contextPolicy] of policies.entries()) {
+    const records = Array.from({ length: per }, (_, i) => data.train[(p * per + i) % data.train.length]!);
+    episodes.push(
+      ...await runEpisodes(teacher, tasksFromRecords(records), data, {
+        contextPolicy,
+        maxTurns,
+        seed,
+        maxPositions,
+        maxTurnTokens,
+      }),
+    );
+  }
+  return { sequences: turnSequences(episodes.slice(0, count)), episodes: episodes.slice(0, count) };
+}

@@ -1,0 +1,104 @@
+/**
+ * MemPO's memory credit for a batch of episodes: score every turn's memory
+ * against its full history (2N sequences in one batched scoring call with
+ * the rollout weights, no gradient), turn P_mem − P_full into memory
+ * rewards, and normalise them per question.
+ *
+ * @module
+ */
+import type { Tokenizer } from "../text/tokenizer.ts";
+import type { Model } from "../model/params.ts";
+import { scoreContinuations } from "../model/score.ts";
+import type { Episode } from "../env/rollout.ts";
+import { memoryRewardPairs } from "../env/memory_inputs.ts";
+import { memoryReward } from "../advantage/memory_reward.ts";
+import { memoryAdvantages } from "../advantage/memory_advantage.ts";
+import type { GrpoAdvantageOptions } from "../advantage/grpo.ts";
+
+/** Memory rewards and advantages per episode and turn (`null`: no memory credit). */
+export interface MemoryCredit {
+  /** R^M per `[episode][turn]`. */
+  rewards: (number | null)[][];
+  /** A^M per `[episode][turn]`. */
+  advantages: (number | null)[][];
+  /** Summary: mean/std of R^M, mean P_mem and P_full, number of scored turns. */
+  stats: { rewardMean: number; rewardStd: number; pMem: number; pFull: number; turns: number };
+}
+
+/** Options of {@linkcode computeMemoryCredit}. */
+export interface MemoryCreditOptions extends GrpoAdvantageOptions {
+  /** Confidence threshold of the answer mask (undefined: off). */
+  threshold?: number;
+  /** Sequences per scoring forward. @default 32 */
+  batchSize?: number;
+}
+
+/**
+ * Memory rewards and pooled memory advantages for the episodes of one RL step.
+ *
+ * ```text
+ * for each turn t ≥ 2 with ⟨mem⟩:  R^M = P_mem(t) − P_full(t)      (one batched scoring of 2N pairs)
+ * A^M = GRPO-normalise(R^M pooled over all turns of all trajectories of the same question)
+ * ```
+ *
+ * Source: MemPO (arXiv:2603.00680); seed notes 000 §1.3 and 002 (A1–A3).
+ * Reference: MemPO `_postprocess` + `compute_grpo_memory_advantage`.
+ *
+ * @param model The policy (rollout weights).
+ * @param episodes Finished episodes.
+ * @param tokenizer The tokenizer.
+ * @param options Normaliser options, threshold, batch size.
+ * @returns Per-turn rewards, advantages and summary statistics.
+ *
+ * @example Episodes without a second turn get no memory credit
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { computeMemoryCredit } from "./memory_credit.ts";
+ *
+ * const tok = buildTokenizer(["q a"]);
+ * const m = createModel(modelPreset("tiny", tok.size));
+ * const ep = { id: 0, task: { question: "q", targets: "a", groupId: 0 }, turns: [] } as never;
+ * const credit = await computeMemoryCredit(m, [ep], tok);
+ * assert.deepEqual(credit.advantages, [[]]);
+ * assert.equal(credit.stats.turns, 0);
+ * m.dispose();
+ * ```
+ */
+export async function computeMemoryCredit(
+  model: Model,
+  episodes: readonly Episode[],
+  tokenizer: Tokenizer,
+  options: MemoryCreditOptions = {},
+): Promise<MemoryCredit> {
+  const { threshold, batchSize = 32, ...normaliser } = options;
+  const pairs = episodes.flatMap((e) => memoryRewardPairs(e, tokenizer, model.config.maxPositions));
+  const rewards: (number | null)[][] = episodes.map((e) => e.turns.map(() => null));
+  const empty = { rewardMean: 0, rewardStd: 0, pMem: 0, pFull: 0, turns: 0 };
+  if (pairs.length === 0) return { rewards, advantages: rewards.map((r) => r.slice()), stats: empty };
+  // one scoring call: N memory contexts then N full contexts
+  const scored = await scoreContinuations(model, [
+    ...pairs.map((p) => ({ context: p.memContext, continuation: p.continuation })),
+    ...pairs.map((p) => ({ context: p.fullContext, continuation: p.continuation })),
+  ], { padId: tokenizer.padId, batchSize });
+  const A = Math.max(...pairs.map((p) => p.continuation.length));
+  const pad = (row: number[]) => [...row, ...new Array(A - row.length).fill(0)];
+  const r = memoryReward({
+    memAnswerLogProbs: scored.slice(0, pairs.length).map(pad),
+    fullAnswerLogProbs: scored.slice(pairs.length).map(pad),
+    answerMask: pairs.map((p) => pad(p.answerMask)),
+  }, threshold === undefined ? {} : { threshold });
+  const index = new Map(episodes.map((e, i) => [e.id, i]));
+  pairs.forEach((p, k) => (rewards[index.get(p.episode)!]![p.turn] = r.reward[k]!));
+  const advantages = memoryAdvantages({ rewards, groupIds: episodes.map((e) => e.task.groupId) }, normaliser);
+  const mean = r.reward.reduce((a, b) => a + b, 0) / r.reward.length;
+  const std = Math.sqrt(r.reward.reduce((a, b) => a + (b - mean) ** 2, 0) / r.reward.length);
+  const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return {
+    rewards,
+    advantages,
+    stats: { rewardMean: mean, rewardStd: std, pMem: avg(r.pMem), pFull: avg(r.pFull), turns: pairs.length },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Micro-batching: a minibatch is split into pieces of bounded size (rows ×
+ * padded length), gradients are summed across pieces, and every loss is
+ * normalised by the whole minibatch's token count (verl's `batch_num_tokens`),
+ * so the result equals one big batch while the wasm heap stays bounded.
+ *
+ * @module
+ */
+import { tf } from "../tf.ts";
+import type { LmSequence } from "./collate.ts";
+
+/**
+ * Splits sequences into groups whose padded size (rows × longest length)
+ * stays within `maxTokens` (a single longer sequence forms its own group).
+ *
+ * Source: verl dynamic batch size (`use_dynamic_bsz`, `ppo_max_token_len_per_gpu`).
+ *
+ * @param sequences The minibatch.
+ * @param maxTokens Padded tokens per micro-batch.
+ * @returns Groups, in order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitByTokens } from "./micro_batches.ts";
+ *
+ * const s = (n: number) => ({ tokens: new Array(n).fill(1), lossMask: new Array(n).fill(1) });
+ * assert.deepEqual(splitByTokens([s(10), s(10), s(30)], 40).map((g) => g.length), [2, 1]);
+ * ```
+ */
+export function splitByTokens<T extends LmSequence>(sequences: readonly T[], maxTokens: number): T[][] {
+  if (!(Number.isInteger(maxTokens) && maxTokens > 0)) {
+    throw new RangeError(`Cannot split: maxTokens must be a positive integer, current value is ${maxTokens}`);
+  }
+  const groups: T[][] = [];
+  let current: T[] = [];
+  let longest = 0;
+  for (const s of sequences) {
+    const L = Math.max(longest, s.tokens.length);
+    if (current.length > 0 && L * (current.length + 1) > maxTokens) {
+      groups.push(current);
+      current = [];
+      longest = 0;
+    }
+    current.push(s);
+    longest = Math.max(longest, s.tokens.length);
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/**
+ * Runs `lossOf` on each piece and sums the gradients (and the returned
+ * scalars) over the pieces.
+ *
+ * ```text
+ * g = Σ_pieces ∇ lossOf(piece),   value = Σ_pieces lossOf(piece)
+ * ```
+ *
+ * Source: gradient accumulation (verl micro-batches; `loss.backward()` per micro-batch in MiniMind).
+ *
+ * @param pieces Inputs of `lossOf` (e.g. collated micro-batches).
+ * @param variables The variables to differentiate.
+ * @param lossOf A scalar loss of one piece (normalised by the whole minibatch).
+ * @returns Summed gradients by variable name and the summed value; new tensors owned by the caller.
+ *
+ * @example Two halves give the gradient of the whole
+ * ```ts
+ * import { tf } from "../tf.ts";
+ * import { assertAllClose } from "../testing/all_close.ts";
+ * import { accumulateGradients } from "./micro_batches.ts";
+ *
+ * const w = tf.variable(tf.scalar(2), true, "acc_doc_w");
+ * const { grads, value } = accumulateGradients([1, 3], [w], (x) => tf.mul(w, x) as tf.Scalar);
+ * assertAllClose(grads.acc_doc_w!, 4);
+ * assertAllClose(value, 8);
+ * w.dispose();
+ * ```
+ */
+export function accumulateGradients<P>(
+  pieces: readonly P[],
+  variables: readonly tf.Variable[],
+  lossOf: (piece: P) => tf.Scalar,
+): { grads: tf.NamedTensorMap; value: tf.Scalar } {
+  let grads: tf.NamedTensorMap = {};
+  let value: tf.Scalar = tf.scalar(0);
+  for (const piece of pieces) {
+    const r = tf.variableGrads(() => lossOf(piece), variables as tf.Variable[]);
+    const next: tf.NamedTensorMap = {};
+    for (const [k, g] of Object.entries(r.grads)) {
+      const prev = grads[k];
+      next[k] = prev === undefined ? g : tf.add(prev, g);
+      if (prev !== undefined) {
+        prev.dispose();
+        g.dispose();
+      }
+    }
+    grads = next;
+    const v = tf.add(value, r.value) as tf.Scalar;
+    value.dispose();
+    r.value.dispose();
+    value = v;
+  }
+  return { grads, value };
+}

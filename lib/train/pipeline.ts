@@ -1,0 +1,406 @@
+/**
+ * `deno task train`: data → SFT → RL (each algorithm from the SFT weights) →
+ * evaluation, every stage resumable from its checkpoint, everything seeded.
+ *
+ * Output in `outDir`: `config.json`, `metrics.jsonl` (one line per step),
+ * `sft/`, `<algorithm>/` checkpoints, `eval.json`, `eval.md`, `eval_f1.svg`,
+ * `eval_tokens.svg`.
+ *
+ * @module
+ */
+import { setBackend } from "../backend/backend.ts";
+import { buildData, loadData, type LoadedData } from "../data/build.ts";
+import { modelPreset } from "../model/config.ts";
+import { copyModel, createModel, type Model, trainableVariables } from "../model/params.ts";
+import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint.ts";
+import { type AdamW, createAdamW } from "./adamw.ts";
+import type { Algorithm, ExperimentConfig } from "./config.ts";
+import { teacherDemonstrations } from "./demos.ts";
+import { trainSft } from "./sft_trainer.ts";
+import { rlStep } from "./rl_trainer.ts";
+import { type AgentSpec, evalMarkdown, type EvalRow, evaluateAgents } from "./evaluate.ts";
+import type { MetricsRow } from "./metrics.ts";
+import { linePlot } from "../viz/line_plot.ts";
+
+/** A progress event (for a progress bar or a log line). */
+export interface ProgressEvent {
+  /** `data`, `sft`, `ppo`, `grpo`, `mempo`, `eval`, `done`. */
+  stage: string;
+  /** Steps done in the stage. */
+  step: number;
+  /** Steps in the stage. */
+  total: number;
+  /** Latest metrics of interest. */
+  info: Record<string, number | string>;
+}
+
+/** Options of {@linkcode runPipeline}. */
+export interface PipelineOptions {
+  /** The experiment. */
+  config: ExperimentConfig;
+  /** Output directory (`runs/<name>`). */
+  outDir: string;
+  /** Continue from the checkpoints in `outDir` (metrics after the last checkpoint are recomputed). @default false */
+  resume?: boolean;
+  /** Progress callback. */
+  onProgress?: (e: ProgressEvent) => void;
+  /** Polled between steps; true saves a checkpoint and stops (Ctrl-C). */
+  shouldStop?: () => boolean;
+  /** Stop after this many RL steps in total (tests of interruption). */
+  stopAfterRlSteps?: number;
+}
+
+/** What {@linkcode runPipeline} returns. */
+export interface PipelineResult {
+  /** False when stopped early (resumable). */
+  completed: boolean;
+  /** Evaluation rows (when evaluation ran). */
+  eval?: EvalRow[];
+  /** Seconds per stage. */
+  timings: Record<string, number>;
+}
+
+const AGENT_NAMES: Record<Algorithm, string> = { ppo: "PPO", grpo: "GRPO", mempo: "MemPO" };
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+async function ensureData(config: ExperimentConfig): Promise<LoadedData> {
+  const want = {
+    seed: config.seed,
+    train: config.data.trainCount,
+    test: config.data.testObjectives.map((k) => `${k}obj`),
+  };
+  const manifestPath = `${config.dataDir}/manifest.json`;
+  if (await exists(manifestPath)) {
+    const m = JSON.parse(await Deno.readTextFile(manifestPath));
+    const same = m.seed === want.seed && m.train === want.train &&
+      JSON.stringify(Object.keys(m.test ?? {})) === JSON.stringify(want.test) &&
+      Object.values(m.test ?? {}).every((n) => n === config.data.testCount);
+    if (same) return await loadData(config.dataDir);
+  }
+  await buildData(config.dataDir, config.seed, { ...config.data });
+  return await loadData(config.dataDir);
+}
+
+class MetricsLog {
+  rows: MetricsRow[] = [];
+  constructor(readonly path: string) {}
+  async load(keep: (row: MetricsRow) => boolean): Promise<void> {
+    if (!(await exists(this.path))) return;
+    const text = await Deno.readTextFile(this.path);
+    this.rows = text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)).filter(keep);
+    await this.flush();
+  }
+  async append(row: MetricsRow): Promise<void> {
+    this.rows.push(row);
+    await Deno.writeTextFile(this.path, JSON.stringify(row) + "\n", { append: true });
+  }
+  async flush(): Promise<void> {
+    await Deno.writeTextFile(this.path, this.rows.map((r) => JSON.stringify(r) + "\n").join(""));
+  }
+}
+
+/**
+ * Runs the whole pipeline (or resumes it).
+ *
+ * ```text
+ * data (if missing) → tokenizer → SFT on teacher demonstrations → for algo in rl.algorithms: RL from SFT → evaluation
+ * ```
+ *
+ * Source: MiniMind's curriculum (pretrain → SFT → RL); MemPO's SFT cold start then RL; MEM1's evaluation.
+ * Reference: verl `main_ppo` / `RayPPOTrainer.fit`.
+ *
+ * @param options Config, output directory, resume, hooks.
+ * @returns Completion flag, evaluation rows, timings.
+ *
+ * @example
+ * ```ts
+ * import { runPipeline } from "./pipeline.ts";
+ *
+ * console.assert(typeof runPipeline === "function"); // see tests/train/pipeline_test.ts for a full run
+ * ```
+ */
+export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
+  const { config, outDir, resume = false } = options;
+  const progress = options.onProgress ?? (() => {});
+  const stop = () => options.shouldStop?.() ?? false;
+  const timings: Record<string, number> = {};
+  const clock = () => performance.now() / 1000;
+  await setBackend(config.backend);
+  await Deno.mkdir(outDir, { recursive: true });
+  if (!resume && (await exists(`${outDir}/metrics.jsonl`))) {
+    for (const e of Deno.readDirSync(outDir)) await Deno.remove(`${outDir}/${e.name}`, { recursive: true });
+  }
+  await Deno.writeTextFile(`${outDir}/config.json`, JSON.stringify(config, null, 2));
+  const log = new MetricsLog(`${outDir}/metrics.jsonl`);
+
+  // data
+  let t = clock();
+  progress({ stage: "data", step: 0, total: 1, info: {} });
+  const data = await ensureData(config);
+  timings.data = clock() - t;
+  const modelConfig = modelPreset(config.model, data.tokenizer.size);
+  const checkpointState = async (dir: string) =>
+    (await exists(`${dir}/config.json`)) ? JSON.parse(await Deno.readTextFile(`${dir}/config.json`)).state : undefined;
+
+  // which steps each stage had checkpointed (resume drops later metrics rows: they are recomputed)
+  const sftState = resume ? await checkpointState(`${outDir}/sft`) : undefined;
+  const rlStates = new Map<string, { step: number; done: boolean } | undefined>();
+  for (const a of config.rl.algorithms) rlStates.set(a, resume ? await checkpointState(`${outDir}/${a}`) : undefined);
+  await log.load((row) => {
+    const stage = String(row.stage);
+    const done = stage === "sft" ? sftState?.step ?? 0 : rlStates.get(stage)?.step ?? 0;
+    return Number(row.step) < done;
+  });
+
+  // SFT
+  t = clock();
+  let sft: Model;
+  if (sftState?.done) {
+    sft = (await loadCheckpoint(`${outDir}/sft`, { expect: modelConfig, trainable: false })).models.policy!;
+  } else {
+    let optimizer: AdamW;
+    let startStep = 0;
+    if (sftState !== undefined) {
+      const ck = await loadCheckpoint(`${outDir}/sft`, {
+        expect: modelConfig,
+        optimizers: { policy: (m) => createAdamW(trainableVariables(m), { lr: config.sft.lr }) },
+      });
+      sft = ck.models.policy!;
+      optimizer = ck.optimizers.policy!;
+      startStep = sftState.step;
+    } else {
+      sft = createModel(modelConfig, { seed: config.seed, name: "sft" });
+      optimizer = createAdamW(trainableVariables(sft), { lr: config.sft.lr });
+    }
+    const { sequences } = await teacherDemonstrations(data, {
+      count: config.sft.demos,
+      dropProbability: config.sft.dropProbability,
+      seed: config.seed,
+      maxPositions: modelConfig.maxPositions,
+      maxTurnTokens: config.rl.maxTurnTokens,
+    });
+    const every = Math.max(10, Math.ceil(config.sft.steps / 5));
+    let step = startStep;
+    while (step < config.sft.steps && !stop()) {
+      const end = Math.min(config.sft.steps, step + every);
+      await trainSft({
+        model: sft,
+        optimizer,
+        sequences,
+        config: config.sft,
+        seed: config.seed,
+        padId: data.tokenizer.padId,
+        startStep: step,
+        endStep: end,
+        shouldStop: stop,
+        onStep: async (r) => {
+          step = r.step + 1;
+          await log.append({
+            stage: "sft",
+            step: r.step,
+            "sft/loss": r.loss,
+            "sft/grad_norm": r.gradNorm,
+            "sft/lr": r.lr,
+            "sft/tokens": r.tokens,
+            "train/skipped": r.skipped ? 1 : 0,
+            "time/step": r.seconds,
+          });
+          progress({ stage: "sft", step: r.step + 1, total: config.sft.steps, info: { loss: r.loss } });
+        },
+      });
+      await saveCheckpoint(`${outDir}/sft`, {
+        models: { policy: sft },
+        optimizers: { policy: optimizer },
+        state: { step, done: step >= config.sft.steps },
+      });
+    }
+    optimizer.dispose();
+    if (step < config.sft.steps) {
+      sft.dispose();
+      return { completed: false, timings };
+    }
+  }
+  timings.sft = clock() - t;
+
+  // RL: each algorithm from the SFT weights, reference = frozen SFT
+  let rlStepsRun = 0;
+  const trained = new Map<Algorithm, Model>();
+  for (const [index, algorithm] of config.rl.algorithms.entries()) {
+    t = clock();
+    const dir = `${outDir}/${algorithm}`;
+    const state = rlStates.get(algorithm);
+    if (state?.done) {
+      trained.set(algorithm, (await loadCheckpoint(dir, { expect: modelConfig, trainable: false })).models.policy!);
+      timings[algorithm] = clock() - t;
+      continue;
+    }
+    const reference = copyModel(sft, { name: "ref" });
+    let policy: Model;
+    let optimizer: AdamW;
+    let critic: Model | undefined;
+    let criticOptimizer: AdamW | undefined;
+    let step = 0;
+    const policyOpt = (m: Model) => createAdamW(trainableVariables(m), { lr: config.rl.lr, weightDecay: 0 });
+    const criticOpt = (m: Model) => createAdamW(trainableVariables(m), { lr: config.rl.criticLr, weightDecay: 0 });
+    if (state !== undefined) {
+      const ck = await loadCheckpoint(dir, {
+        expect: modelConfig,
+        optimizers: algorithm === "ppo" ? { policy: policyOpt, critic: criticOpt } : { policy: policyOpt },
+      });
+      policy = ck.models.policy!;
+      optimizer = ck.optimizers.policy!;
+      critic = ck.models.critic;
+      criticOptimizer = ck.optimizers.critic;
+      step = state.step;
+    } else {
+      policy = copyModel(sft, { trainable: true, name: algorithm });
+      optimizer = policyOpt(policy);
+      if (algorithm === "ppo") {
+        // critic: the SFT trunk with a fresh value head (MiniMind initialises the critic from the base weights)
+        critic = createModel(modelConfig, { kind: "critic", seed: config.seed + 1, name: "critic" });
+        for (const [name, v] of critic.weights) if (sft.weights.has(name)) v.assign(sft.weights.get(name)!);
+        criticOptimizer = criticOpt(critic);
+      }
+    }
+    const ctx = {
+      algorithm,
+      policy,
+      optimizer,
+      reference,
+      critic,
+      criticOptimizer,
+      data,
+      config: config.rl,
+      seed: config.seed + index,
+    };
+    const save = () =>
+      saveCheckpoint(dir, {
+        models: critic ? { policy, critic } : { policy },
+        optimizers: critic && criticOptimizer ? { policy: optimizer, critic: criticOptimizer } : { policy: optimizer },
+        state: { step, done: step >= config.rl.steps },
+      });
+    while (step < config.rl.steps) {
+      if (stop() || (options.stopAfterRlSteps !== undefined && rlStepsRun >= options.stopAfterRlSteps)) {
+        await save();
+        reference.dispose();
+        policy.dispose();
+        critic?.dispose();
+        optimizer.dispose();
+        criticOptimizer?.dispose();
+        sft.dispose();
+        for (const m of trained.values()) m.dispose();
+        return { completed: false, timings };
+      }
+      const row = await rlStep(ctx, step);
+      await log.append({ stage: algorithm, step, ...row });
+      progress({
+        stage: algorithm,
+        step: step + 1,
+        total: config.rl.steps,
+        info: { reward: row["rollout/reward_mean"]!, em: row["rollout/em"]! },
+      });
+      step += 1;
+      rlStepsRun += 1;
+      if (step % config.rl.checkpointEvery === 0 || step === config.rl.steps) await save();
+    }
+    reference.dispose();
+    critic?.dispose();
+    optimizer.dispose();
+    criticOptimizer?.dispose();
+    trained.set(algorithm, policy);
+    timings[algorithm] = clock() - t;
+  }
+
+  // evaluation
+  t = clock();
+  const agents: AgentSpec[] = [
+    { name: "SFT", model: sft, contextPolicy: "full" },
+    { name: "SFT", model: sft, contextPolicy: "memory" },
+    ...config.rl.algorithms.map((a) => ({
+      name: AGENT_NAMES[a],
+      model: trained.get(a)!,
+      contextPolicy: "memory" as const,
+    })),
+  ];
+  const total = agents.length * data.test.size;
+  let done = 0;
+  const rows = await evaluateAgents(agents, data, config.eval, (r) => {
+    done += 1;
+    progress({
+      stage: "eval",
+      step: done,
+      total,
+      info: { agent: `${r.agent}/${r.contextPolicy}`, objectives: r.objectives, em: r.em },
+    });
+  });
+  timings.eval = clock() - t;
+  await writeEvalFiles(outDir, rows, timings);
+  sft.dispose();
+  for (const m of trained.values()) m.dispose();
+  progress({ stage: "done", step: 1, total: 1, info: {} });
+  return { completed: true, eval: rows, timings };
+}
+
+/**
+ * Writes `eval.json`, `eval.md` and the two SVG plots (F1 and total tokens vs objectives).
+ *
+ * Source: MemPO Figure 1 (performance and tokens vs number of objectives).
+ *
+ * @param outDir The run directory.
+ * @param rows Evaluation rows.
+ * @param timings Seconds per stage (reported in eval.md).
+ * @returns Nothing.
+ *
+ * @example
+ * ```ts
+ * import { writeEvalFiles } from "./pipeline.ts";
+ *
+ * await writeEvalFiles(await Deno.makeTempDir(), [], {});
+ * ```
+ */
+export async function writeEvalFiles(
+  outDir: string,
+  rows: readonly EvalRow[],
+  timings: Record<string, number>,
+): Promise<void> {
+  await Deno.writeTextFile(`${outDir}/eval.json`, JSON.stringify({ rows, timings }, null, 2));
+  const series = (key: "f1" | "totalTokens" | "peakContext") =>
+    [...new Set(rows.map((r) => `${r.agent} (${r.contextPolicy})`))].map((name) => ({
+      name,
+      points: rows.filter((r) => `${r.agent} (${r.contextPolicy})` === name).map((r) =>
+        [r.objectives, r[key]] as [number, number]
+      ),
+    }));
+  await Deno.writeTextFile(
+    `${outDir}/eval_f1.svg`,
+    linePlot(series("f1"), { title: "F1 vs objectives", xLabel: "objectives", yLabel: "F1" }).svg,
+  );
+  await Deno.writeTextFile(
+    `${outDir}/eval_tokens.svg`,
+    linePlot(series("totalTokens"), { title: "Total tokens per episode", xLabel: "objectives", yLabel: "tokens" }).svg,
+  );
+  const md = [
+    "# Evaluation",
+    "",
+    "Greedy decoding. Cells: mean EM / mean F1 / mean total tokens per episode / mean peak context tokens.",
+    "",
+    evalMarkdown(rows),
+    "",
+    "Format-valid rate per agent and test set:",
+    "",
+    ...rows.map((r) =>
+      `- ${r.agent} (${r.contextPolicy}), ${r.objectives} objectives: ${(100 * r.formatValid).toFixed(0)}% valid, ${
+        (100 * r.reward).toFixed(0)
+      }% fully correct (${r.episodes} episodes)`
+    ),
+    "",
+    `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
+    "",
+    "![F1](eval_f1.svg) ![tokens](eval_tokens.svg)",
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${outDir}/eval.md`, md);
+}

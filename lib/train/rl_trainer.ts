@@ -1,0 +1,155 @@
+/**
+ * The RL loop (cleanrl-style, one phase per call): rollout → rewards →
+ * (memory credit) → advantages → update → metrics, for PPO, GRPO and MemPO.
+ *
+ * @module
+ */
+import { createRng, hashSeed } from "../random.ts";
+import type { LoadedData } from "../data/build.ts";
+import type { Model } from "../model/params.ts";
+import { runEpisodes } from "../env/rollout.ts";
+import { modelPolicy } from "../env/model_policy.ts";
+import { grpoAdvantages } from "../advantage/grpo.ts";
+import type { AdamW } from "./adamw.ts";
+import type { Algorithm, RlConfig } from "./config.ts";
+import { tasksFromRecords } from "./demos.ts";
+import { computeMemoryCredit } from "./memory_credit.ts";
+import { episodeMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
+import { criticValues, policyUpdate } from "./policy_update.ts";
+import { gaeTurnSequences, outcomeTurnSequences } from "./rl_batch.ts";
+
+/** Everything {@linkcode rlStep} needs. */
+export interface RlStepContext {
+  /** Which algorithm. */
+  algorithm: Algorithm;
+  /** Policy (trained). */
+  policy: Model;
+  /** Its optimizer. */
+  optimizer: AdamW;
+  /** Frozen SFT reference. */
+  reference: Model;
+  /** PPO critic. */
+  critic?: Model;
+  /** Critic optimizer. */
+  criticOptimizer?: AdamW;
+  /** Data (train questions, tokenizer, search). */
+  data: LoadedData;
+  /** Hyperparameters. */
+  config: RlConfig;
+  /** Experiment seed. */
+  seed: number;
+}
+
+const now = () => performance.now() / 1000;
+
+/**
+ * One RL step.
+ *
+ * ```text
+ * 1. collect: Q questions × G rollouts under the memory context policy (old log-probs recorded)
+ * 2. rewards: outcome reward per episode (EM with format gate)
+ * 3. mempo:   memory rewards P_mem − P_full → pooled memory advantages
+ * 4. advantages: GRPO (A^T [+ memCoef·A^M on ⟨mem⟩ spans]) or PPO (critic values → GAE → whiten)
+ * 5. update:  PPO-clip + β·KL(ref) [+ value loss]
+ * 6. metrics
+ * ```
+ *
+ * Source: Shao et al. 2024 (GRPO, arXiv:2402.03300) Algorithm 1; MemPO (arXiv:2603.00680);
+ * Schulman et al. 2017 (PPO) Algorithm 1.
+ * Reference: verl `RayPPOTrainer.fit`; MiniMind `train_ppo.py`, `train_grpo.py`.
+ *
+ * @param ctx Models, data, config.
+ * @param step Step index (seeds the questions and the sampling).
+ * @returns The step's metrics row.
+ *
+ * @example See `tests/train/rl_trainer_test.ts` (needs a trained model to be meaningful).
+ * ```ts
+ * import { rlStep } from "./rl_trainer.ts";
+ *
+ * console.assert(typeof rlStep === "function");
+ * ```
+ */
+export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsRow> {
+  const { algorithm, policy, data, config, seed } = ctx;
+  const t0 = now();
+  // 1. collect episodes: questions seeded by (seed, step); each asked G times (one group)
+  const rng = createRng(hashSeed(seed, 0x5eed, step));
+  const questions = Array.from({ length: config.questionsPerStep }, () => data.train[rng.int(data.train.length)]!);
+  const tasks = tasksFromRecords(questions).flatMap((t) => Array.from({ length: config.groupSize }, () => t));
+  const episodes = await runEpisodes(
+    modelPolicy(policy, { padId: data.tokenizer.padId, temperature: config.temperature }),
+    tasks,
+    data,
+    {
+      contextPolicy: "memory",
+      maxTurns: config.maxTurns,
+      maxTurnTokens: config.maxTurnTokens,
+      maxPositions: policy.config.maxPositions,
+      seed: hashSeed(seed, 0x7011, step),
+    },
+  );
+  const t1 = now();
+  // 2.–4. rewards, memory credit, advantages
+  const row: MetricsRow = { ...episodeMetrics(episodes) };
+  let t2 = t1;
+  let sequences;
+  if (algorithm === "ppo") {
+    const values = await criticValues(ctx.critic!, episodes.map((e) => e.turns), data.tokenizer.padId);
+    sequences = gaeTurnSequences(episodes, values, { gamma: config.gamma, lambda: config.lambda });
+    const flatValues = sequences.flatMap((s) => s.extras.oldValues!.filter((_, i) => s.lossMask[i] === 1));
+    const flatReturns = sequences.flatMap((s) => s.extras.returns!.filter((_, i) => s.lossMask[i] === 1));
+    row["value/explained_variance"] = explainedVariance(flatValues, flatReturns);
+  } else {
+    const scores = episodes.map((e) => e.reward);
+    const groups = episodes.map((e) => e.task.groupId);
+    const outcome = grpoAdvantages(scores, groups, { epsilon: config.epsilon, std: config.std });
+    const byGroup = new Map<string | number, number[]>();
+    groups.forEach((g, i) => byGroup.set(g, [...(byGroup.get(g) ?? []), scores[i]!]));
+    row["grpo/frac_zero_std"] = [...byGroup.values()].filter((s) => s.every((x) => x === s[0])).length / byGroup.size;
+    let memory;
+    if (algorithm === "mempo") {
+      const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, {
+        epsilon: config.epsilon,
+        std: config.std,
+        ...(config.memThreshold === undefined ? {} : { threshold: config.memThreshold }),
+      });
+      memory = credit.advantages;
+      row["memory/reward_mean"] = credit.stats.rewardMean;
+      row["memory/reward_std"] = credit.stats.rewardStd;
+      row["memory/p_mem"] = credit.stats.pMem;
+      row["memory/p_full"] = credit.stats.pFull;
+      row["memory/turns"] = credit.stats.turns;
+    }
+    t2 = now();
+    sequences = outcomeTurnSequences(episodes, outcome, memory, config.memCoef);
+  }
+  const t3 = now();
+  // 5. update
+  const stats = await policyUpdate(sequences, ctx, { ...config, vfCoef: config.vfCoef }, {
+    padId: data.tokenizer.padId,
+    seed: hashSeed(seed, 0xadd, step),
+    criticLr: config.criticLr,
+  });
+  const t4 = now();
+  // 6. metrics
+  Object.assign(row, {
+    "rollout/sampled_tokens": sequences.reduce((a, s) => a + s.lossMask.reduce((x, y) => x + y, 0), 0),
+    "loss/policy": stats.policyLoss,
+    "ppo/clip_fraction": stats.clipFraction,
+    "ppo/approx_kl": stats.approxKl,
+    "kl/ref": stats.refKl,
+    "policy/entropy": stats.entropy,
+    "train/updates": stats.updates,
+    "train/skipped": stats.skipped,
+    ...(algorithm === "ppo" ? { "loss/value": stats.valueLoss } : {}),
+    "time/rollout": t1 - t0,
+    "time/memory_reward": t2 - t1,
+    "time/advantages": t3 - t1,
+    "time/update": t4 - t3,
+    "time/step": t4 - t0,
+  });
+  if (stats.skipped > 0) {
+    console.warn(`step ${step}: ${stats.skipped} minibatch update(s) skipped (NaN/Inf loss), weights untouched`);
+  }
+  return row;
+}

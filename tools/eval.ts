@@ -1,0 +1,44 @@
+// `deno task eval runs/NAME`: re-evaluate a finished run's checkpoints and rewrite eval.md / eval.json.
+import { loadData } from "../lib/data/build.ts";
+import { loadCheckpoint } from "../lib/model/checkpoint.ts";
+import { setBackend } from "../lib/backend/backend.ts";
+import { resolveConfig } from "../lib/train/config.ts";
+import { type AgentSpec, evalMarkdown, evaluateAgents } from "../lib/train/evaluate.ts";
+import { writeEvalFiles } from "../lib/train/pipeline.ts";
+import type { Model } from "../lib/model/params.ts";
+
+const dir = Deno.args[0];
+if (dir === undefined) {
+  console.error("usage: deno task eval runs/NAME");
+  Deno.exit(2);
+}
+const saved = JSON.parse(await Deno.readTextFile(`${dir}/config.json`));
+const { preset, ...overrides } = saved;
+const config = resolveConfig(preset, overrides);
+await setBackend(config.backend);
+const data = await loadData(config.dataDir);
+const models: Model[] = [];
+const load = async (name: string) => {
+  const m = (await loadCheckpoint(`${dir}/${name}`, { trainable: false })).models.policy!;
+  models.push(m);
+  return m;
+};
+const sft = await load("sft");
+const names = { ppo: "PPO", grpo: "GRPO", mempo: "MemPO" } as const;
+const agents: AgentSpec[] = [{ name: "SFT", model: sft, contextPolicy: "full" }, {
+  name: "SFT",
+  model: sft,
+  contextPolicy: "memory",
+}];
+for (const a of config.rl.algorithms) agents.push({ name: names[a], model: await load(a), contextPolicy: "memory" });
+const t0 = performance.now();
+const rows = await evaluateAgents(
+  agents,
+  data,
+  config.eval,
+  (r) =>
+    console.log(`${r.agent} (${r.contextPolicy}) ${r.objectives} obj: EM ${r.em.toFixed(2)} F1 ${r.f1.toFixed(2)}`),
+);
+await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 });
+console.log(evalMarkdown(rows));
+for (const m of models) m.dispose();
