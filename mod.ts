@@ -131,7 +131,13 @@ export {
   valueHead,
 } from "./lib/model/transformer.ts";
 export { generate, type GenerateOptions, type GenerateResult } from "./lib/model/generate.ts";
-export { scoreContinuations, type ScoreOptions, type ScorePair, sequenceLogProbs } from "./lib/model/score.ts";
+export {
+  scoreContinuations,
+  type ScoreOptions,
+  type ScorePair,
+  sequenceLogProbs,
+  sequenceLogProbsAndEntropy,
+} from "./lib/model/score.ts";
 export {
   decodeSafetensors,
   encodeSafetensors,
@@ -230,6 +236,47 @@ export { buildData, type BuildDataOptions, loadData, type LoadedData } from "./l
 export { type AdamW, type AdamWConfig, createAdamW } from "./lib/train/adamw.ts";
 export { collateLm, disposeLmBatch, type LmBatch, type LmSequence } from "./lib/train/collate.ts";
 export { sftStep, type SftStepOptions, type SftStepResult } from "./lib/train/sft.ts";
+export { accumulateGradients, splitByTokens } from "./lib/train/micro_batches.ts";
+export { cosineLr } from "./lib/train/schedule.ts";
+export {
+  type Algorithm,
+  type ConfigOverrides,
+  type DataConfig,
+  type EvalConfig,
+  type ExperimentConfig,
+  type ExperimentPresetName,
+  PRESETS,
+  resolveConfig,
+  type RlConfig,
+  type SftConfig,
+  validateConfig,
+} from "./lib/train/config.ts";
+export { type DemoOptions, tasksFromRecords, teacherDemonstrations, turnSequences } from "./lib/train/demos.ts";
+export { type SftLogRow, trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
+export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
+export { gaeTurnSequences, outcomeTurnSequences, type TurnSequence } from "./lib/train/rl_batch.ts";
+export {
+  criticValues,
+  policyUpdate,
+  type PolicyUpdateConfig,
+  type UpdateModels,
+  type UpdateStats,
+} from "./lib/train/policy_update.ts";
+export { rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
+export { episodeMetrics, explainedVariance, type MetricsRow } from "./lib/train/metrics.ts";
+export { type AgentSpec, evalMarkdown, type EvalRow, evaluateAgents } from "./lib/train/evaluate.ts";
+export {
+  type PipelineOptions,
+  type PipelineResult,
+  type ProgressEvent,
+  runPipeline,
+  writeEvalFiles,
+} from "./lib/train/pipeline.ts";
+
+// Notebook display helpers
+export { JUPYTER_DISPLAY, linePlot, type LinePlotOptions, type Series, type SvgFigure } from "./lib/viz/line_plot.ts";
+export { markdownTable, type TableDisplay } from "./lib/viz/table.ts";
+export { cleanNotebook, type Notebook, notebookCode } from "./lib/viz/notebook.ts";
 
 // Testing
 export { type AllCloseOptions, assertAllClose, type Numeric } from "./lib/testing/all_close.ts";

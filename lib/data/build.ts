@@ -15,6 +15,14 @@ import { type QaRecord, readCorpus, readDataset, writeCorpus, writeDataset } fro
 export interface BuildDataOptions extends QaSplitOptions {
   /** World sizes. */
   sizes?: Partial<WorldSizes>;
+  /**
+   * Auxiliary worlds (fresh names, same grammar) whose questions feed SFT
+   * only: names that never repeat across worlds cannot be memorised, so the
+   * policy has to learn to read and copy. @default 0
+   */
+  auxWorlds?: number;
+  /** Training questions per auxiliary world. @default trainCount */
+  auxTrainCount?: number;
 }
 
 /** What a data directory holds once loaded. */
@@ -29,6 +37,8 @@ export interface LoadedData {
   train: QaRecord[];
   /** Test sets by objective count. */
   test: Map<number, QaRecord[]>;
+  /** Auxiliary worlds: their training questions and search index (SFT only). */
+  aux: { train: QaRecord[]; search: SearchIndex; corpus: CorpusDocument[] }[];
 }
 
 /** Words the scripted teacher and the tool write besides names (so the vocabulary has them). */
@@ -89,12 +99,29 @@ export async function buildData(
   const tests = [...splits.test.entries()].map(([k, qs]) =>
     [k, qs.map((q, i) => toRecord(q, `test_${k}obj`, i))] as const
   );
+  const used = new Set(world.entities.map((e) => e.name));
+  const aux = Array.from({ length: options.auxWorlds ?? 0 }, (_, k) => {
+    const w = generateWorld(seed + 1000 * (k + 1), options.sizes, used);
+    for (const e of w.entities) used.add(e.name);
+    const s = buildQaSplits(w, {
+      ...options,
+      seed: seed + 1000 * (k + 1),
+      trainCount: options.auxTrainCount ?? options.trainCount,
+      testCount: 1,
+    });
+    return { corpus: buildCorpus(w), train: s.train.map((q, i) => toRecord(q, `aux${k + 1}`, i)) };
+  });
   const tokenizer = buildTokenizer([
     ...SCAFFOLD,
     ...corpus.map((d) => d.text),
     ...train.map((r) => r.question),
     ...tests.flatMap(([, rs]) => rs.map((r) => r.question)),
+    ...aux.flatMap((a) => [...a.corpus.map((d) => d.text), ...a.train.map((r) => r.question)]),
   ]);
+  for (const [k, a] of aux.entries()) {
+    await writeCorpus(`${dir}/aux${k + 1}_corpus.parquet`, a.corpus);
+    await writeDataset(`${dir}/aux${k + 1}_train.parquet`, a.train);
+  }
   await writeCorpus(`${dir}/corpus.parquet`, corpus);
   await writeDataset(`${dir}/train.parquet`, train);
   for (const [k, rs] of tests) await writeDataset(`${dir}/test_${k}obj.parquet`, rs);
@@ -110,6 +137,7 @@ export async function buildData(
     test: Object.fromEntries(tests.map(([k, rs]) => [`${k}obj`, rs.length])),
     vocabSize: tokenizer.size,
     testSubjects: splits.testSubjects.size,
+    auxWorlds: aux.length,
   };
   await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest, null, 2));
   return manifest;
@@ -132,7 +160,7 @@ export async function buildData(
  * ```
  */
 export async function loadData(dir: string): Promise<LoadedData> {
-  let manifest: { test?: Record<string, number> };
+  let manifest: { test?: Record<string, number>; auxWorlds?: number };
   let tokenizer: Tokenizer;
   try {
     manifest = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
@@ -146,5 +174,14 @@ export async function loadData(dir: string): Promise<LoadedData> {
   for (const key of Object.keys(manifest.test ?? {})) {
     test.set(parseInt(key), await readDataset(`${dir}/test_${key}.parquet`));
   }
-  return { tokenizer, corpus, search: buildSearchIndex(corpus), train, test };
+  const aux = [];
+  for (let k = 1; k <= (manifest.auxWorlds ?? 0); k++) {
+    const auxCorpus = await readCorpus(`${dir}/aux${k}_corpus.parquet`);
+    aux.push({
+      corpus: auxCorpus,
+      search: buildSearchIndex(auxCorpus),
+      train: await readDataset(`${dir}/aux${k}_train.parquet`),
+    });
+  }
+  return { tokenizer, corpus, search: buildSearchIndex(corpus), train, test, aux };
 }

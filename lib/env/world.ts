@@ -196,6 +196,7 @@ function makeName(rng: Rng, used: Set<string>): string {
  *
  * @param seed Seed (same seed → same world).
  * @param sizes Entity counts.
+ * @param reservedNames Names that must not be used (another world's).
  * @returns The world.
  *
  * @example Deterministic per seed
@@ -208,7 +209,11 @@ function makeName(rng: Rng, used: Set<string>): string {
  * assert.equal(a.byName.get(a.entities.find((e) => e.type === "person")!.facts.born!)!.type, "city");
  * ```
  */
-export function generateWorld(seed: number, sizes: Partial<WorldSizes> = {}): World {
+export function generateWorld(
+  seed: number,
+  sizes: Partial<WorldSizes> = {},
+  reservedNames: ReadonlySet<string> = new Set(),
+): World {
   const s = { ...DEFAULT_WORLD_SIZES, ...sizes };
   const { distractors } = s;
   for (const [k, v] of Object.entries(s)) {
@@ -226,7 +231,7 @@ export function generateWorld(seed: number, sizes: Partial<WorldSizes> = {}): Wo
     );
   }
   const rng = createRng(seed);
-  const used = new Set<string>();
+  const used = new Set<string>(reservedNames);
   const make = (type: EntityType, n: number): Entity[] =>
     Array.from({ length: n }, () => ({ name: makeName(rng, used), type, facts: {} }));
   const countries = make("country", s.countries);

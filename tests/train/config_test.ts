@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { PRESETS, resolveConfig, validateConfig } from "../../lib/train/config.ts";
+
+Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad values refused", () => {
+  assert.equal(resolveConfig("default").model, "small");
+  assert.equal(resolveConfig("quick").preset, "quick");
+  const c = resolveConfig("quick", { rl: { algorithms: ["ppo"], steps: 3 }, seed: 4 });
+  assert.deepEqual(c.rl.algorithms, ["ppo"]);
+  assert.equal(c.rl.groupSize, PRESETS.quick.rl.groupSize, "other fields of the section kept");
+  assert.equal(c.seed, 4);
+  assert.throws(() => resolveConfig("huge"), /preset must be one of default, quick/);
+  assert.throws(() => resolveConfig("quick", { rl: { lr: -0.1 } }), /rl.lr must be > 0, current value is -0.1/);
+  assert.throws(() => resolveConfig("quick", { rl: { groupSize: 0 } }), /rl.groupSize must be an integer ≥ 1/);
+  assert.throws(
+    () => resolveConfig("quick", { rl: { algorithms: ["dpo" as "ppo"] } }),
+    /rl.algorithms\[0\] must be one of ppo, grpo, mempo/,
+  );
+  assert.throws(() => resolveConfig("quick", { backend: "metal" as "wasm" }), /backend must be one of wasm/);
+  assert.throws(() => resolveConfig("quick", { rl: { bogus: 1 } as never }), /unknown field rl.bogus/);
+  assert.throws(() => resolveConfig("quick", { nonsense: 1 } as never), /unknown field "nonsense"/);
+  assert.throws(
+    () => resolveConfig("quick", { eval: { questions: 99 } }),
+    /eval.questions \(99\) must be ≤ data.testCount/,
+  );
+  assert.throws(() => validateConfig({ ...PRESETS.quick, name: "a b" }), /name must be letters/);
+  assert.notEqual(resolveConfig("quick"), PRESETS.quick, "a copy, never the frozen preset");
+});

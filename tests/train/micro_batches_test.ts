@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { tf } from "../../lib/tf.ts";
+import { accumulateGradients, splitByTokens } from "../../lib/train/micro_batches.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { createModel, trainableVariables } from "../../lib/model/params.ts";
+import { collateLm, disposeLmBatch } from "../../lib/train/collate.ts";
+import { sequenceLogProbs } from "../../lib/model/score.ts";
+import { maskedSum } from "../../lib/tensor/masked.ts";
+import { assertAllClose } from "../../lib/testing/all_close.ts";
+
+Deno.test("splitByTokens() bounds rows × longest length and keeps order", () => {
+  const s = (n: number) => ({ tokens: new Array(n).fill(1), lossMask: new Array(n).fill(1) });
+  const groups = splitByTokens([s(5), s(5), s(5), s(20), s(2)], 20);
+  assert.deepEqual(groups.map((g) => g.map((x) => x.tokens.length)), [[5, 5, 5], [20], [2]]);
+  assert.throws(() => splitByTokens([], 0), /maxTokens must be a positive integer/);
+});
+
+Deno.test("accumulateGradients() over micro-batches equals the gradient of the whole batch", () => {
+  const m = createModel(modelPreset("tiny", 12), { seed: 2 });
+  const seqs = [
+    { tokens: [1, 2, 3, 4, 5], lossMask: [0, 1, 1, 1, 1] },
+    { tokens: [6, 7, 8], lossMask: [0, 0, 1] },
+    { tokens: [9, 10, 11, 2], lossMask: [0, 1, 0, 1] },
+  ];
+  const N = 7;
+  const loss = (b: ReturnType<typeof collateLm>) =>
+    tf.div(tf.neg(maskedSum(sequenceLogProbs(m, b.tokens, b.targets), b.mask)), N) as tf.Scalar;
+  const whole = collateLm(seqs, 0);
+  const parts = [collateLm(seqs.slice(0, 1), 0), collateLm(seqs.slice(1), 0)];
+  const a = accumulateGradients([whole], trainableVariables(m), loss);
+  const b = accumulateGradients(parts, trainableVariables(m), loss);
+  assertAllClose(b.value, a.value.arraySync() as number, { rtol: 1e-5 });
+  for (const k of Object.keys(a.grads)) {
+    assertAllClose(b.grads[k]!, a.grads[k]!.arraySync() as number[], { rtol: 1e-3, atol: 1e-6, msg: k });
+  }
+  tf.dispose([a.value, b.value, Object.values(a.grads), Object.values(b.grads)]);
+  [whole, ...parts].forEach(disposeLmBatch);
+  m.dispose();
+});

@@ -1,0 +1,75 @@
+// End to end on the quick preset: SFT lowers its loss, RL raises the mean reward over its first steps,
+// an interrupted run resumes to exactly the uninterrupted metrics, and the outputs are all written.
+import assert from "node:assert/strict";
+import { tf } from "../../lib/tf.ts";
+import { resolveConfig } from "../../lib/train/config.ts";
+import { runPipeline } from "../../lib/train/pipeline.ts";
+import type { MetricsRow } from "../../lib/train/metrics.ts";
+
+const dataDir = await Deno.makeTempDir();
+const config = resolveConfig("quick", { dataDir });
+const read = async (dir: string): Promise<MetricsRow[]> =>
+  (await Deno.readTextFile(`${dir}/metrics.jsonl`)).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const strip = (rows: MetricsRow[]) =>
+  rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith("time/"))));
+
+const full = await Deno.makeTempDir();
+const tensorsBefore = tf.memory().numTensors;
+const result = await runPipeline({ config, outDir: full });
+
+Deno.test("pipeline (quick): completes and writes config, metrics, checkpoints, eval table and plots", async () => {
+  assert.equal(result.completed, true);
+  for (
+    const f of [
+      "config.json",
+      "metrics.jsonl",
+      "eval.json",
+      "eval.md",
+      "eval_f1.svg",
+      "eval_tokens.svg",
+      "sft/config.json",
+      "mempo/policy.safetensors",
+      "grpo/config.json",
+    ]
+  ) {
+    assert.ok(await Deno.stat(`${full}/${f}`).then(() => true, () => false), `missing ${f}`);
+  }
+  const md = await Deno.readTextFile(`${full}/eval.md`);
+  for (const agent of ["SFT (full)", "SFT (memory)", "MemPO (memory)", "GRPO (memory)"]) {
+    assert.ok(md.includes(agent), agent);
+  }
+  assert.equal(result.eval!.length, 4 * config.data.testObjectives.length);
+  assert.equal(tf.memory().numTensors, tensorsBefore, "the pipeline frees every tensor it made");
+});
+
+Deno.test("pipeline (quick): SFT lowers its loss; RL raises the mean reward over its first steps", async () => {
+  const rows = await read(full);
+  const sft = rows.filter((r) => r.stage === "sft").map((r) => Number(r["sft/loss"]));
+  assert.equal(sft.length, config.sft.steps);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  assert.ok(
+    mean(sft.slice(-5)) < 0.5 * mean(sft.slice(0, 5)),
+    `SFT loss ${mean(sft.slice(0, 5))} → ${mean(sft.slice(-5))}`,
+  );
+  for (const algo of config.rl.algorithms) {
+    const reward = rows.filter((r) => r.stage === algo).map((r) => Number(r["rollout/reward_mean"]));
+    assert.equal(reward.length, config.rl.steps);
+    const half = Math.floor(reward.length / 2);
+    assert.ok(
+      mean(reward.slice(-half)) > mean(reward.slice(0, half)),
+      `${algo} reward ${reward.map((x) => x.toFixed(2))}`,
+    );
+  }
+});
+
+Deno.test("pipeline (quick): an interrupted run resumed from its checkpoints reproduces the metrics exactly", async () => {
+  const dir = await Deno.makeTempDir();
+  const first = await runPipeline({ config, outDir: dir, stopAfterRlSteps: config.rl.checkpointEvery + 1 });
+  assert.equal(first.completed, false);
+  const resumed = await runPipeline({ config, outDir: dir, resume: true });
+  assert.equal(resumed.completed, true);
+  assert.deepEqual(strip(await read(dir)), strip(await read(full)));
+  const a = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).rows;
+  const b = JSON.parse(await Deno.readTextFile(`${full}/eval.json`)).rows;
+  assert.deepEqual(a, b);
+});

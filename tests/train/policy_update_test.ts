@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { tf } from "../../lib/tf.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { copyModel, createModel, trainableVariables } from "../../lib/model/params.ts";
+import { createAdamW } from "../../lib/train/adamw.ts";
+import { criticValues, policyUpdate } from "../../lib/train/policy_update.ts";
+import { scoreContinuations } from "../../lib/model/score.ts";
+
+const config = {
+  clipLow: 0.2,
+  clipHigh: 0.2,
+  klCoef: 0.001,
+  klEstimator: "low_var_kl" as const,
+  ppoEpochs: 2,
+  miniBatchSize: 2,
+  maxGradNorm: 1,
+  temperature: 1,
+  vfCoef: 0.5,
+  valueClip: 0.5,
+};
+
+Deno.test("policyUpdate(): positive advantages raise the log-prob of their tokens, negative lower it", async () => {
+  const policy = createModel(modelPreset("tiny", 16), { seed: 3 });
+  const reference = copyModel(policy);
+  const optimizer = createAdamW(trainableVariables(policy), { lr: 3e-3, weightDecay: 0 });
+  const pairs = [{ context: [1, 2, 3], continuation: [4, 5] }, { context: [1, 2, 3], continuation: [6, 7] }];
+  const old = await scoreContinuations(policy, pairs, { padId: 0 });
+  const seqs = pairs.map((p, i) => ({
+    episode: i,
+    turn: 0,
+    tokens: [...p.context, ...p.continuation],
+    lossMask: [0, 0, 0, 1, 1],
+    extras: { advantages: [0, 0, 0, i === 0 ? 1 : -1, i === 0 ? 1 : -1], oldLogProbs: [0, 0, 0, ...old[i]!] },
+  }));
+  const stats = await policyUpdate(seqs, { policy, optimizer, reference }, config, { padId: 0, seed: 1 });
+  assert.equal(stats.updates, 2);
+  assert.equal(stats.skipped, 0);
+  assert.ok(stats.entropy > 0);
+  const after = await scoreContinuations(policy, pairs, { padId: 0 });
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  assert.ok(sum(after[0]!) > sum(old[0]!), "A > 0 raised");
+  assert.ok(sum(after[1]!) < sum(old[1]!), "A < 0 lowered");
+  const refAfter = await scoreContinuations(reference, pairs, { padId: 0 });
+  assert.deepEqual(refAfter, old, "reference untouched");
+  optimizer.dispose();
+  policy.dispose();
+  reference.dispose();
+});
+
+Deno.test("policyUpdate(): a NaN loss skips the update and leaves the weights untouched", async () => {
+  const policy = createModel(modelPreset("tiny", 16), { seed: 4 });
+  const reference = copyModel(policy);
+  const optimizer = createAdamW(trainableVariables(policy), { lr: 1e-2 });
+  const seq = {
+    episode: 0,
+    turn: 0,
+    tokens: [1, 2, 3],
+    lossMask: [0, 1, 1],
+    extras: { advantages: [0, NaN, 1], oldLogProbs: [0, -1, -1] },
+  };
+  const before = policy.weights.get("model.norm.weight")!.dataSync().slice();
+  const stats = await policyUpdate([seq], { policy, optimizer, reference }, { ...config, ppoEpochs: 1 }, {
+    padId: 0,
+    seed: 1,
+  });
+  assert.equal(stats.skipped, 1);
+  assert.equal(stats.updates, 0);
+  assert.deepEqual(policy.weights.get("model.norm.weight")!.dataSync(), before);
+  optimizer.dispose();
+  policy.dispose();
+  reference.dispose();
+});
+
+Deno.test("criticValues() reads the value at the position that predicts each sampled token", async () => {
+  const critic = createModel(modelPreset("tiny", 16), { kind: "critic", seed: 5 });
+  critic.weights.get("value_head.bias")!.assign(tf.tensor1d([0.25]));
+  const v = (await criticValues(critic, [[{ context: [1, 2], sampled: [3, 4, 5] }]], 0))[0]![0];
+  assert.equal(v!.length, 3);
+  const w = (await criticValues(critic, [[{ context: [1, 2, 3], sampled: [4, 5] }]], 0))[0]![0];
+  assert.ok(Math.abs(w![0]! - v![1]!) < 1e-5, "same prefix, same value");
+  critic.dispose();
+});

@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { gaeTurnSequences, outcomeTurnSequences } from "../../lib/train/rl_batch.ts";
+import { computeGae } from "../../lib/advantage/gae.ts";
+import { maskedWhiten } from "../../lib/advantage/whiten.ts";
+import { assertAllClose } from "../../lib/testing/all_close.ts";
+
+const turn = (context: number[], sampled: number[], memSpan?: [number, number]) => ({
+  context,
+  sampled,
+  logProbs: sampled.map((_, i) => -0.1 * (i + 1)),
+  ...(memSpan ? { memSpan } : {}),
+});
+
+Deno.test("outcomeTurnSequences(): A^T on every sampled token, A^M added on the <mem> span of turns ≥ 2", () => {
+  const episodes = [
+    { id: 0, reward: 1, turns: [turn([1], [2, 3], [0, 1]), turn([1, 2, 3, 9], [4, 5, 6], [0, 2])] },
+    { id: 1, reward: 0, turns: [turn([1], [7]), turn([1, 7], [])] },
+  ] as never[];
+  const seqs = outcomeTurnSequences(episodes, [0.8, -0.8], [[null, -1.22], [null, null]], 1);
+  assert.equal(seqs.length, 3, "an empty turn produces no sequence");
+  assert.deepEqual(seqs[0]!.extras.advantages, [0, 0.8, 0.8]);
+  assertAllClose(seqs[1]!.extras.advantages!, [0, 0, 0, 0, 0.8 - 1.22, 0.8 - 1.22, 0.8]);
+  assert.deepEqual(seqs[1]!.lossMask, [0, 0, 0, 0, 1, 1, 1]);
+  assertAllClose(seqs[1]!.extras.oldLogProbs!, [0, 0, 0, 0, -0.1, -0.2, -0.3]);
+  assert.deepEqual(seqs[2]!.extras.advantages, [0, -0.8]);
+});
+
+Deno.test("gaeTurnSequences(): GAE over each trajectory's sampled tokens (tool output skipped), whitened", () => {
+  const episodes = [
+    { id: 0, reward: 1, turns: [turn([1], [2, 3]), turn([1, 2, 3, 9, 9], [4])] },
+    { id: 1, reward: 0, turns: [turn([1], [5, 6, 7])] },
+  ] as never[];
+  const values = [[[0.1, 0.2], [0.3]], [[0.5, 0.4, 0.2]]];
+  const seqs = gaeTurnSequences(episodes, values, { gamma: 1, lambda: 0.9 });
+  const ref = computeGae({
+    rewards: [[0, 0, 1], [0, 0, 0]],
+    values: [[0.1, 0.2, 0.3], [0.5, 0.4, 0.2]],
+    mask: [[1, 1, 1], [1, 1, 1]],
+  }, { gamma: 1, lambda: 0.9 });
+  const white = maskedWhiten(ref.advantages, [[1, 1, 1], [1, 1, 1]]);
+  assertAllClose(seqs[0]!.extras.advantages!.slice(1), white[0]!.slice(0, 2));
+  assertAllClose(seqs[1]!.extras.advantages!.slice(5), white[0]!.slice(2));
+  assertAllClose(seqs[1]!.extras.returns!.slice(5), ref.returns[0]!.slice(2));
+  assertAllClose(seqs[2]!.extras.oldValues!.slice(1), [0.5, 0.4, 0.2]);
+});

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { tf } from "../../lib/tf.ts";
+import { buildData, loadData } from "../../lib/data/build.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { copyModel, createModel, trainableVariables } from "../../lib/model/params.ts";
+import { createAdamW } from "../../lib/train/adamw.ts";
+import { resolveConfig } from "../../lib/train/config.ts";
+import { rlStep } from "../../lib/train/rl_trainer.ts";
+
+const dir = await Deno.makeTempDir();
+await buildData(dir, 13, { trainCount: 20, testCount: 1, sizes: { distractors: 0 } });
+const data = await loadData(dir);
+
+for (const algorithm of ["mempo", "grpo", "ppo"] as const) {
+  Deno.test(`rlStep(${algorithm}): every metric is finite, the policy moves, the reference does not; tensors stay flat over 20 steps`, async () => {
+    const config =
+      resolveConfig("quick", { rl: { questionsPerStep: 2, groupSize: 2, maxTurnTokens: 16, lr: 1e-2 } }).rl;
+    const policy = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
+    const reference = copyModel(policy);
+    const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr, weightDecay: 0 });
+    const critic = algorithm === "ppo"
+      ? createModel(modelPreset("tiny", data.tokenizer.size), { kind: "critic", seed: 2 })
+      : undefined;
+    const criticOptimizer = critic ? createAdamW(trainableVariables(critic), { lr: config.criticLr }) : undefined;
+    const ctx = { algorithm, policy, optimizer, reference, critic, criticOptimizer, data, config, seed: 3 };
+    const w = "model.layers.0.self_attn.q_proj.weight";
+    const before = policy.weights.get(w)!.dataSync().slice();
+    let count = 0;
+    let signal = algorithm === "ppo"; // the critic's GAE advantages are never all zero
+    for (let step = 0; step < 20; step++) {
+      const row = await rlStep(ctx, step);
+      if (Number(row["grpo/frac_zero_std"] ?? 1) < 1 || Number(row["memory/turns"] ?? 0) > 0) signal = true;
+      for (const [k, v] of Object.entries(row)) {
+        if (typeof v === "number" && k !== "value/explained_variance") assert.ok(Number.isFinite(v), `${k} = ${v}`);
+      }
+      if (step === 1) count = tf.memory().numTensors;
+      if (step > 1) assert.equal(tf.memory().numTensors, count, `tensor count grew at step ${step}`);
+    }
+    // all-equal rewards give zero GRPO advantages and, at ρ = 1 with π = π_ref, zero gradient: no move
+    if (signal) assert.notDeepEqual(policy.weights.get(w)!.dataSync(), before, "the policy was updated");
+    else assert.deepEqual(policy.weights.get(w)!.dataSync(), before, "no learning signal, no update");
+    assert.deepEqual(reference.weights.get(w)!.dataSync(), before, "the reference is frozen");
+    for (const m of [policy, reference, critic]) m?.dispose();
+    optimizer.dispose();
+    criticOptimizer?.dispose();
+  });
+}
