@@ -138,6 +138,7 @@ export async function buildData(
     vocabSize: tokenizer.size,
     testSubjects: splits.testSubjects.size,
     auxWorlds: aux.length,
+    options: { seed, ...options },
   };
   await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest, null, 2));
   return manifest;

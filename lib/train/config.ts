@@ -9,6 +9,7 @@ import type { BackendName } from "../backend/backend.ts";
 import type { ModelPresetName } from "../model/config.ts";
 import type { KlEstimator } from "../loss/kl.ts";
 import type { GroupStd } from "../advantage/grpo.ts";
+import type { WorldSizes } from "../env/world.ts";
 
 /** RL algorithms. */
 export type Algorithm = "ppo" | "grpo" | "mempo";
@@ -21,6 +22,10 @@ export interface DataConfig {
   testCount: number;
   /** Objective counts of the test sets. */
   testObjectives: number[];
+  /** World sizes (entities per type, distractor sentences per document). */
+  sizes?: Partial<WorldSizes>;
+  /** Auxiliary worlds with fresh names whose questions feed SFT only (copying, not memorising). */
+  auxWorlds?: number;
 }
 
 /** Supervised fine-tuning on teacher demonstrations. */
@@ -35,6 +40,8 @@ export interface SftConfig {
   warmupSteps: number;
   /** Teacher demonstrations (episodes); half under each context policy. */
   demos: number;
+  /** Steps of the induction warm-up (copying random word sequences) before SFT. @default 0 */
+  pretrainSteps?: number;
   /** Teacher's probability of forgetting an earlier answer (SPEC §6: 0.3). */
   dropProbability: number;
 }
@@ -176,9 +183,14 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
     preset: "quick",
     name: "quick",
     model: "tiny",
-    data: { trainCount: 200, testCount: 4, testObjectives: [1, 2, 4] },
-    sft: { ...BASE.sft, steps: 60, batchSize: 16, lr: 3e-3, warmupSteps: 5, demos: 120 },
-    rl: { ...BASE.rl, steps: 4, questionsPerStep: 2, groupSize: 4, lr: 1e-3, checkpointEvery: 2 },
+    data: {
+      trainCount: 300,
+      testCount: 4,
+      testObjectives: [1, 2, 4],
+      sizes: { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 },
+    },
+    sft: { ...BASE.sft, steps: 150, batchSize: 16, lr: 5e-3, warmupSteps: 10, demos: 200 },
+    rl: { ...BASE.rl, steps: 8, questionsPerStep: 4, groupSize: 4, lr: 5e-4, maxTurnTokens: 48, checkpointEvery: 3 },
     eval: { questions: 4, maxTurns: 12, maxTurnTokens: 64 },
   },
 });

@@ -21,6 +21,7 @@ import { rlStep } from "./rl_trainer.ts";
 import { type AgentSpec, evalMarkdown, type EvalRow, evaluateAgents } from "./evaluate.ts";
 import type { MetricsRow } from "./metrics.ts";
 import { linePlot } from "../viz/line_plot.ts";
+import { copyTaskSequences } from "./copy_task.ts";
 
 /** A progress event (for a progress bar or a log line). */
 export interface ProgressEvent {
@@ -67,18 +68,12 @@ async function exists(path: string): Promise<boolean> {
 }
 
 async function ensureData(config: ExperimentConfig): Promise<LoadedData> {
-  const want = {
-    seed: config.seed,
-    train: config.data.trainCount,
-    test: config.data.testObjectives.map((k) => `${k}obj`),
-  };
+  // the data directory is reused only when it was generated from exactly this seed and data config
   const manifestPath = `${config.dataDir}/manifest.json`;
+  const wanted = JSON.stringify({ seed: config.seed, ...config.data });
   if (await exists(manifestPath)) {
     const m = JSON.parse(await Deno.readTextFile(manifestPath));
-    const same = m.seed === want.seed && m.train === want.train &&
-      JSON.stringify(Object.keys(m.test ?? {})) === JSON.stringify(want.test) &&
-      Object.values(m.test ?? {}).every((n) => n === config.data.testCount);
-    if (same) return await loadData(config.dataDir);
+    if (JSON.stringify(m.options) === wanted) return await loadData(config.dataDir);
   }
   await buildData(config.dataDir, config.seed, { ...config.data });
   return await loadData(config.dataDir);
@@ -151,6 +146,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   for (const a of config.rl.algorithms) rlStates.set(a, resume ? await checkpointState(`${outDir}/${a}`) : undefined);
   await log.load((row) => {
     const stage = String(row.stage);
+    if (stage === "pretrain") return sftState !== undefined; // pretraining precedes the first SFT checkpoint
     const done = stage === "sft" ? sftState?.step ?? 0 : rlStates.get(stage)?.step ?? 0;
     return Number(row.step) < done;
   });
@@ -182,6 +178,29 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       maxPositions: modelConfig.maxPositions,
       maxTurnTokens: config.rl.maxTurnTokens,
     });
+    // induction warm-up: copying random word sequences forms the circuit that copies names
+    const pretrainSteps = config.sft.pretrainSteps ?? 0;
+    if (pretrainSteps > 0 && startStep === 0) {
+      await trainSft({
+        model: sft,
+        optimizer,
+        sequences: copyTaskSequences(data.tokenizer, { count: 8192, seed: config.seed }),
+        config: { ...config.sft, steps: pretrainSteps, batchSize: 32, lr: Math.min(config.sft.lr, 1e-3) },
+        seed: config.seed + 17,
+        padId: data.tokenizer.padId,
+        onStep: async (r) => {
+          await log.append({
+            stage: "pretrain",
+            step: r.step,
+            "sft/loss": r.loss,
+            "sft/lr": r.lr,
+            "sft/tokens": r.tokens,
+            "time/step": r.seconds,
+          });
+          progress({ stage: "pretrain", step: r.step + 1, total: pretrainSteps, info: { loss: r.loss } });
+        },
+      });
+    }
     const every = Math.max(10, Math.ceil(config.sft.steps / 5));
     let step = startStep;
     while (step < config.sft.steps && !stop()) {
