@@ -87,7 +87,9 @@ if (values["rl-step"]) {
   const stepModule = new URL("./rl_step.ts", import.meta.url);
   if (await Deno.stat(stepModule).then(() => true, () => false)) {
     const { measureRlStep } = await import(stepModule.href);
-    result.rl_step_seconds = await measureRlStep();
+    const rl = await measureRlStep();
+    result.rl_step_seconds = rl.seconds;
+    result.rl_step_policy = rl.policy;
     sampleRss();
   }
 }

@@ -38,7 +38,7 @@ export interface TeacherTurn {
  * half way; dropped objectives are answered `unknown`.
  *
  * ```text
- * <mem> 1 = kalmar , 2 ~ olvan </mem> <think> 2 born olvan </think> <search> olvan born </search>
+ * <mem> 1 = kalmar , 2 ~ olvan </mem> <think> 2 : olvan born </think> <search> olvan born </search>
  * <mem> 1 = kalmar , 2 = tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
  * ```
  *
@@ -54,8 +54,8 @@ export interface TeacherTurn {
  * import assert from "node:assert/strict";
  * import { teacherTurn } from "./teacher.ts";
  *
- * const q = [{ text: "", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
- * assert.deepEqual(teacherTurn(q, 0, new Set()), { mem: "none", think: "1 born zorbex", action: "search", content: "zorbex born" });
+ * const q = [{ text: "in which city was zorbex born ?", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
+ * assert.deepEqual(teacherTurn(q, 0, new Set()), { mem: "none", think: "1 : in which city was zorbex born ?", action: "search", content: "zorbex born" });
  * assert.deepEqual(teacherTurn(q, 1, new Set()), { mem: "1 = kalmar", think: "answer", action: "answer", content: "kalmar" });
  * ```
  */
@@ -91,13 +91,11 @@ export function teacherTurn(
       content: subQuestions.map((_, i) => known.get(i) ?? "unknown").join(" ; "),
     };
   }
-  const { i, hop } = steps[turn]!;
-  return {
-    mem,
-    think: `${i + 1} ${hop.relation} ${hop.entity}`,
-    action: "search",
-    content: `${hop.entity} ${hop.relation}`,
-  };
+  const { i, j, hop } = steps[turn]!;
+  // first hop: restate objective i in the question's words (a copy the policy can learn by induction);
+  // a later hop: the entity just found and the next relation
+  const think = j === 0 ? `${i + 1} : ${subQuestions[i]!.text}` : `${i + 1} : ${hop.entity} ${hop.relation}`;
+  return { mem, think, action: "search", content: `${hop.entity} ${hop.relation}` };
 }
 
 /**

@@ -141,14 +141,14 @@ const BASE: ExperimentConfig = {
   backend: "wasm",
   dataDir: "data",
   model: "small",
-  data: { trainCount: 2000, testCount: 32, testObjectives: [1, 2, 4, 6, 8] },
-  sft: { steps: 300, batchSize: 16, lr: 2e-3, warmupSteps: 20, demos: 800, dropProbability: 0.3 },
+  data: { trainCount: 2000, testCount: 32, testObjectives: [1, 2, 4, 6, 8], sizes: { distractors: 0 }, auxWorlds: 3 },
+  sft: { steps: 400, batchSize: 16, lr: 2e-3, warmupSteps: 20, demos: 800, dropProbability: 0.3, pretrainSteps: 300 },
   rl: {
     algorithms: ["mempo", "grpo"],
     steps: 30,
     questionsPerStep: 4,
     groupSize: 4,
-    lr: 1e-4,
+    lr: 2e-5,
     criticLr: 1e-3,
     klCoef: 0.001,
     klEstimator: "low_var_kl",
@@ -169,7 +169,7 @@ const BASE: ExperimentConfig = {
     lambda: 0.95,
     checkpointEvery: 5,
   },
-  eval: { questions: 16, maxTurns: 64, maxTurnTokens: 96 },
+  eval: { questions: 16, maxTurns: 40, maxTurnTokens: 96 },
 };
 
 /** Preset names. */
@@ -182,15 +182,15 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
     ...BASE,
     preset: "quick",
     name: "quick",
-    model: "tiny",
+    model: "small",
     data: {
       trainCount: 300,
       testCount: 4,
       testObjectives: [1, 2, 4],
       sizes: { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 },
     },
-    sft: { ...BASE.sft, steps: 150, batchSize: 16, lr: 5e-3, warmupSteps: 10, demos: 200 },
-    rl: { ...BASE.rl, steps: 8, questionsPerStep: 4, groupSize: 4, lr: 5e-4, maxTurnTokens: 48, checkpointEvery: 3 },
+    sft: { ...BASE.sft, steps: 150, batchSize: 16, lr: 3e-3, warmupSteps: 10, demos: 200, pretrainSteps: 0 },
+    rl: { ...BASE.rl, steps: 6, questionsPerStep: 4, groupSize: 4, lr: 5e-5, maxTurnTokens: 48, checkpointEvery: 2 },
     eval: { questions: 4, maxTurns: 12, maxTurnTokens: 64 },
   },
 });

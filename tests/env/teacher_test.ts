@@ -22,6 +22,10 @@ Deno.test("teacherTurn() plans one search per hop, tracks memory slots, drops ea
   ]);
   assert.deepEqual(turns.map((t) => t!.action), ["search", "search", "search", "answer"]);
   assert.equal(turns[1]!.content, `${person.facts.born} located`);
+  // the first hop restates the objective in the question's words; a second hop names the entity found
+  assert.equal(turns[0]!.think, `1 : ${subs[0]!.text}`);
+  assert.equal(turns[1]!.think, `1 : ${person.facts.born} located`);
+  assert.equal(turns[2]!.think, `2 : ${subs[1]!.text}`);
   assert.equal(turns[3]!.content, `unknown ; ${film.facts.director}`);
   for (const t of turns) {
     const text = `<mem> ${t!.mem} </mem> <think> ${t!.think} </think> <${t!.action}> ${t!.content} </${t!.action}>`;
