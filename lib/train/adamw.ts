@@ -74,9 +74,15 @@ export function createAdamW(variables: readonly tf.Variable[], config: AdamWConf
   let step = 0;
   const m = new Map<string, tf.Variable>();
   const v = new Map<string, tf.Variable>();
+  const zeroVariable = (x: tf.Variable) => {
+    const zeros = tf.zerosLike(x);
+    const variable = tf.variable(zeros, false);
+    zeros.dispose(); // the variable keeps its own reference to the data
+    return variable;
+  };
   for (const x of variables) {
-    m.set(x.name, tf.variable(tf.zerosLike(x), false));
-    v.set(x.name, tf.variable(tf.zerosLike(x), false));
+    m.set(x.name, zeroVariable(x));
+    v.set(x.name, zeroVariable(x));
   }
   return {
     get stepCount() {

@@ -31,6 +31,9 @@ Deno.test("createAdamW() equals torch.optim.AdamW over 4 steps (decay on matrice
   opt.apply({ adamw_test_w: tf.zerosLike(w) });
   assert.ok(tf.memory().numTensors <= before + 1, "apply() leaks at most the caller's gradient");
   opt.dispose();
+  const count = tf.memory().numTensors;
+  createAdamW([w, b], { lr: 1 }).dispose();
+  assert.equal(tf.memory().numTensors, count, "create + dispose leaves no tensor");
   tf.dispose([w, b]);
   assert.throws(() => createAdamW([], { lr: -1 }), /need lr ≥ 0/);
 });
