@@ -5,6 +5,7 @@
  * @module
  */
 import { generate } from "../model/generate.ts";
+import { chunksByTokens } from "../model/score.ts";
 import type { Model } from "../model/params.ts";
 import type { AgentPolicy, TurnOutput, TurnRequest } from "./rollout.ts";
 
@@ -16,8 +17,10 @@ export interface ModelPolicyOptions {
   temperature?: number;
   /** Nucleus mass. @default 1 */
   topP?: number;
-  /** Generate at most this many rows at once (memory bound). @default 64 */
+  /** Generate at most this many rows at once. @default 64 */
   batchSize?: number;
+  /** Padded context tokens (rows × longest) per generation at most: bounds the wasm heap. @default 4096 */
+  maxTokens?: number;
 }
 
 /**
@@ -47,12 +50,12 @@ export interface ModelPolicyOptions {
  * ```
  */
 export function modelPolicy(model: Model, options: ModelPolicyOptions): AgentPolicy {
-  const { padId, temperature = 1, topP = 1, batchSize = 64 } = options;
+  const { padId, temperature = 1, topP = 1, batchSize = 64, maxTokens = 4096 } = options;
   return {
     async nextTurns(requests: readonly TurnRequest[], { maxNewTokens, stopIds, seed }): Promise<TurnOutput[]> {
       const out: TurnOutput[] = [];
-      for (let start = 0; start < requests.length; start += batchSize) {
-        const chunk = requests.slice(start, start + batchSize);
+      let start = 0;
+      for (const chunk of chunksByTokens(requests, (q) => q.context.length + maxNewTokens, batchSize, maxTokens)) {
         const r = await generate(model, chunk.map((q) => q.context), {
           maxNewTokens,
           stopIds,
@@ -62,6 +65,7 @@ export function modelPolicy(model: Model, options: ModelPolicyOptions): AgentPol
           padId,
         });
         chunk.forEach((_, i) => out.push({ tokens: r.tokens[i]!, logProbs: r.logProbs[i]! }));
+        start += chunk.length;
       }
       return out;
     },

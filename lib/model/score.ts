@@ -24,8 +24,10 @@ export interface ScoreOptions {
   padId: number;
   /** Logits are divided by this (match the sampler's). @default 1 */
   temperature?: number;
-  /** Sequences per forward pass (memory bound). @default 64 */
+  /** Sequences per forward pass at most. @default 64 */
   batchSize?: number;
+  /** Padded tokens (rows × longest) per forward pass at most: bounds the wasm heap. @default 4096 */
+  maxTokens?: number;
 }
 
 /**
@@ -162,7 +164,7 @@ export async function scoreContinuations(
   pairs: readonly ScorePair[],
   options: ScoreOptions,
 ): Promise<number[][]> {
-  const { padId, temperature = 1, batchSize = 64 } = options;
+  const { padId, temperature = 1, batchSize = 64, maxTokens = 4096 } = options;
   pairs.forEach((p, i) => {
     if (p.context.length === 0) throw new RangeError(`Cannot score: pairs[${i}].context is empty`);
     if (p.context.length + p.continuation.length > model.config.maxPositions) {
@@ -174,8 +176,7 @@ export async function scoreContinuations(
     }
   });
   const out: number[][] = [];
-  for (let start = 0; start < pairs.length; start += batchSize) {
-    const chunk = pairs.slice(start, start + batchSize);
+  for (const chunk of chunksByTokens(pairs, (p) => p.context.length + p.continuation.length, batchSize, maxTokens)) {
     const L = Math.max(...chunk.map((p) => p.context.length + p.continuation.length)) - 1;
     if (L <= 0 || chunk.every((p) => p.continuation.length === 0)) {
       chunk.forEach(() => out.push([]));
@@ -193,6 +194,48 @@ export async function scoreContinuations(
     });
   }
   return out;
+}
+
+/**
+ * Consecutive chunks of at most `maxRows` items whose padded size
+ * (rows × longest) stays within `maxTokens` (a longer item is alone).
+ *
+ * Source: verl dynamic batching by token budget.
+ *
+ * @param items The items, in order.
+ * @param length An item's length in tokens.
+ * @param maxRows Items per chunk at most.
+ * @param maxTokens Padded tokens per chunk at most.
+ * @returns The chunks, in order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { chunksByTokens } from "./score.ts";
+ *
+ * assert.deepEqual(chunksByTokens([5, 5, 5, 20], (x) => x, 8, 20).map((c) => c.length), [3, 1]);
+ * ```
+ */
+export function chunksByTokens<T>(
+  items: readonly T[],
+  length: (item: T) => number,
+  maxRows: number,
+  maxTokens: number,
+): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let longest = 0;
+  for (const item of items) {
+    const L = Math.max(longest, length(item));
+    if (current.length > 0 && (current.length >= maxRows || L * (current.length + 1) > maxTokens)) {
+      chunks.push(current);
+      current = [];
+    }
+    longest = current.length === 0 ? length(item) : L;
+    current.push(item);
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
 }
 
 function pad(xs: number[], L: number, id: number): number[] {
