@@ -41,7 +41,7 @@ if (values.help) {
 }
 
 let overrides: ConfigOverrides & { preset?: string } = {};
-let resumeDir = values.resume;
+const resumeDir = values.resume;
 if (resumeDir !== undefined) {
   try {
     overrides = JSON.parse(await Deno.readTextFile(`${resumeDir}/config.json`));

@@ -81,8 +81,8 @@ export interface UpdateStats {
   skipped: number;
 }
 
-function padTo(rows: number[][], L: number): number[][] {
-  return rows.map((r) => (r.length >= L ? r.slice(0, L) : [...r, ...new Array(L - r.length).fill(0)]));
+function padTo(rows: number[][], L: number, padId: number): number[][] {
+  return rows.map((r) => (r.length >= L ? r.slice(0, L) : [...r, ...new Array(L - r.length).fill(padId)]));
 }
 
 /**
@@ -291,7 +291,7 @@ export async function criticValues(
   for (let start = 0; start < flat.length; start += 16) {
     const chunk = flat.slice(start, start + 16);
     const L = Math.max(...chunk.map((c) => c.t.context.length + c.t.sampled.length));
-    const tokens = tf.tensor2d(padTo(chunk.map((c) => [...c.t.context, ...c.t.sampled]), L), undefined, "int32");
+    const tokens = tf.tensor2d(padTo(chunk.map((c) => [...c.t.context, ...c.t.sampled]), L, padId), undefined, "int32");
     const v = tf.tidy(() => valueHead(critic, forwardHidden(critic, tokens).hidden));
     const values = await v.data();
     tf.dispose([tokens, v]);
