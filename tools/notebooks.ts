@@ -111,8 +111,6 @@ for (const name of files) {
   if (values.write) {
     const executed = JSON.parse(await Deno.readTextFile(`${out}/${name}`)) as Notebook;
     await Deno.writeTextFile(path, JSON.stringify(cleanNotebook(executed), null, 1) + "\n");
-    // deno fmt also formats notebook code cells: keep the committed file formatted
-    await new Deno.Command(deno, { args: ["fmt", path], stdout: "null", stderr: "null" }).output();
   }
   await Deno.remove(out, { recursive: true });
 }
