@@ -125,7 +125,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   }
   const t3 = now();
   // 5. update
-  const stats = await policyUpdate(sequences, ctx, { ...config, vfCoef: config.vfCoef }, {
+  const stats = await policyUpdate(sequences, ctx, config, {
     padId: data.tokenizer.padId,
     seed: hashSeed(seed, 0xadd, step),
     criticLr: config.criticLr,
@@ -144,7 +144,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     ...(algorithm === "ppo" ? { "loss/value": stats.valueLoss } : {}),
     "time/rollout": t1 - t0,
     "time/memory_reward": t2 - t1,
-    "time/advantages": t3 - t1,
+    "time/advantages": t3 - t2,
     "time/update": t4 - t3,
     "time/step": t4 - t0,
   });
