@@ -267,6 +267,19 @@ export { rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
 export { episodeMetrics, explainedVariance, type MetricsRow } from "./lib/train/metrics.ts";
 export { type AgentSpec, evalMarkdown, type EvalRow, evaluateAgents } from "./lib/train/evaluate.ts";
 export {
+  researchCheck,
+  researchCheckMarkdown,
+  type ResearchCheckOptions,
+  type ResearchClaim,
+} from "./lib/train/research_check.ts";
+export {
+  type CopyAccuracy,
+  copyAccuracy,
+  type CopyDiagnostic,
+  copyDiagnosticMarkdown,
+  labelPositions,
+} from "./lib/train/copy_diagnostic.ts";
+export {
   type PipelineOptions,
   type PipelineResult,
   type ProgressEvent,

@@ -16,9 +16,12 @@ export interface BuildDataOptions extends QaSplitOptions {
   /** World sizes. */
   sizes?: Partial<WorldSizes>;
   /**
-   * Auxiliary worlds (fresh names, same grammar) whose questions feed SFT
-   * only: names that never repeat across worlds cannot be memorised, so the
-   * policy has to learn to read and copy. @default 0
+   * Auxiliary worlds whose questions feed SFT only: the main world's names
+   * dealt again to new roles with new facts (same grammar). A name's facts
+   * differ from world to world, so they cannot be memorised: the policy has
+   * to read the documents and copy, and every name, test subjects included,
+   * is a word it has learned to write. No main-world fact reaches training
+   * this way. @default 0
    */
   auxWorlds?: number;
   /** Training questions per auxiliary world. @default trainCount */
@@ -99,10 +102,9 @@ export async function buildData(
   const tests = [...splits.test.entries()].map(([k, qs]) =>
     [k, qs.map((q, i) => toRecord(q, `test_${k}obj`, i))] as const
   );
-  const used = new Set(world.entities.map((e) => e.name));
+  const names = world.entities.map((e) => e.name);
   const aux = Array.from({ length: options.auxWorlds ?? 0 }, (_, k) => {
-    const w = generateWorld(seed + 1000 * (k + 1), options.sizes, used);
-    for (const e of w.entities) used.add(e.name);
+    const w = generateWorld(seed + 1000 * (k + 1), options.sizes, undefined, names);
     const s = buildQaSplits(w, {
       ...options,
       seed: seed + 1000 * (k + 1),
@@ -116,7 +118,7 @@ export async function buildData(
     ...corpus.map((d) => d.text),
     ...train.map((r) => r.question),
     ...tests.flatMap(([, rs]) => rs.map((r) => r.question)),
-    ...aux.flatMap((a) => [...a.corpus.map((d) => d.text), ...a.train.map((r) => r.question)]),
+    ...aux.flatMap((a) => a.train.map((r) => r.question)),
   ]);
   for (const [k, a] of aux.entries()) {
     await writeCorpus(`${dir}/aux${k + 1}_corpus.parquet`, a.corpus);

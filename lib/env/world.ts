@@ -197,6 +197,9 @@ function makeName(rng: Rng, used: Set<string>): string {
  * @param seed Seed (same seed → same world).
  * @param sizes Entity counts.
  * @param reservedNames Names that must not be used (another world's).
+ * @param namePool Names to deal to the entities instead of inventing them
+ *   (a seeded shuffle; must hold at least as many names as entities): a world
+ *   with the same names in new roles and with new facts.
  * @returns The world.
  *
  * @example Deterministic per seed
@@ -213,6 +216,7 @@ export function generateWorld(
   seed: number,
   sizes: Partial<WorldSizes> = {},
   reservedNames: ReadonlySet<string> = new Set(),
+  namePool?: readonly string[],
 ): World {
   const s = { ...DEFAULT_WORLD_SIZES, ...sizes };
   const { distractors } = s;
@@ -230,10 +234,17 @@ export function generateWorld(
       `Invalid world size: cities (${s.cities}) must be ≥ countries (${s.countries}) so each country has a capital`,
     );
   }
+  const total = s.countries + s.cities + s.people + s.companies + s.films;
+  if (namePool !== undefined && new Set(namePool).size < total) {
+    throw new RangeError(
+      `Invalid name pool: ${total} entities need ${total} distinct names, current pool has ${new Set(namePool).size}`,
+    );
+  }
   const rng = createRng(seed);
   const used = new Set<string>(reservedNames);
+  const dealt = namePool === undefined ? undefined : shuffled([...new Set(namePool)], rng);
   const make = (type: EntityType, n: number): Entity[] =>
-    Array.from({ length: n }, () => ({ name: makeName(rng, used), type, facts: {} }));
+    Array.from({ length: n }, () => ({ name: dealt ? dealt.pop()! : makeName(rng, used), type, facts: {} }));
   const countries = make("country", s.countries);
   const cities = make("city", s.cities);
   const people = make("person", s.people);

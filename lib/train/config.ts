@@ -44,6 +44,8 @@ export interface SftConfig {
   demos: number;
   /** Steps of the induction warm-up (copying random word sequences) before SFT. @default 0 */
   pretrainSteps?: number;
+  /** Induction sequences added to the SFT pool, as a fraction of the demonstration sequences. @default 0 */
+  inductionMix?: number;
   /** Teacher's probability of forgetting an earlier answer (SPEC §6: 0.3). */
   dropProbability: number;
 }
@@ -144,7 +146,16 @@ const BASE: ExperimentConfig = {
   dataDir: "data",
   model: "small",
   data: { trainCount: 2000, testCount: 32, testObjectives: [1, 2, 4, 6, 8], sizes: { distractors: 0 }, auxWorlds: 3 },
-  sft: { steps: 400, batchSize: 16, lr: 2e-3, warmupSteps: 20, demos: 800, dropProbability: 0.3, pretrainSteps: 300 },
+  sft: {
+    steps: 400,
+    batchSize: 16,
+    lr: 2e-3,
+    warmupSteps: 20,
+    demos: 800,
+    dropProbability: 0.3,
+    pretrainSteps: 300,
+    inductionMix: 0.25,
+  },
   rl: {
     algorithms: ["mempo", "grpo"],
     steps: 30,
@@ -194,8 +205,17 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
       trainObjectives: 1,
       sizes: { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 },
     },
-    sft: { ...BASE.sft, steps: 200, batchSize: 16, lr: 3e-3, warmupSteps: 10, demos: 200, pretrainSteps: 0 },
-    rl: { ...BASE.rl, steps: 8, questionsPerStep: 4, groupSize: 4, lr: 1e-4, maxTurnTokens: 48, checkpointEvery: 2 },
+    sft: {
+      ...BASE.sft,
+      steps: 150,
+      batchSize: 16,
+      lr: 3e-3,
+      warmupSteps: 10,
+      demos: 200,
+      pretrainSteps: 0,
+      inductionMix: 0,
+    },
+    rl: { ...BASE.rl, steps: 8, questionsPerStep: 4, groupSize: 4, lr: 2e-4, maxTurnTokens: 48, checkpointEvery: 2 },
     eval: { questions: 4, maxTurns: 12, maxTurnTokens: 64 },
   },
 });
@@ -203,7 +223,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
 /** Optional fields a preset may leave out but an override may set. */
 const OPTIONAL_FIELDS: Record<string, string[]> = {
   data: ["sizes", "auxWorlds", "trainObjectives"],
-  sft: ["pretrainSteps"],
+  sft: ["pretrainSteps", "inductionMix"],
   rl: ["memThreshold"],
 };
 
@@ -325,6 +345,8 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
   int("sft.warmupSteps", c.sft.warmupSteps, 0);
   int("sft.demos", c.sft.demos, 1);
   range("sft.dropProbability", c.sft.dropProbability, 0, 1);
+  if (c.sft.pretrainSteps !== undefined) int("sft.pretrainSteps", c.sft.pretrainSteps, 0);
+  if (c.sft.inductionMix !== undefined) range("sft.inductionMix", c.sft.inductionMix, 0, 10);
   if (!Array.isArray(c.rl.algorithms)) throw new RangeError(`Invalid config: rl.algorithms must be a list`);
   c.rl.algorithms.forEach((a, i) => oneOf(`rl.algorithms[${i}]`, a, ["ppo", "grpo", "mempo"]));
   int("rl.steps", c.rl.steps, 0);

@@ -1,10 +1,11 @@
 /**
- * An induction warm-up before SFT: random sequences of vocabulary words,
- * then a separator, then the same words again (loss on the repeat only).
- * The only way to predict the repeat is to copy from the context, which
- * forms induction heads — the circuit the agent needs to copy an entity name
- * from the question into its search, and an answer from a document into
- * `<mem>`.
+ * An induction warm-up before SFT (and mixed into SFT): random words, a
+ * random sequence of words, more random words, then the sequence again
+ * (loss on the repeat from its second word on). Lengths and noise vary, so
+ * no fixed offset predicts the repeat: the model has to find the earlier
+ * occurrence of the current word and copy the word after it, which is an
+ * induction head, the circuit the agent needs to copy an entity name from
+ * the question and an answer from a document.
  *
  * @module
  */
@@ -17,8 +18,10 @@ import type { LmSequence } from "./collate.ts";
 export interface CopyTaskOptions {
   /** Sequences. */
   count: number;
-  /** Words per sequence (before the repeat). @default 8 */
-  length?: number;
+  /** Words in the repeated sequence: a fixed number, or `[min, max]` drawn per sequence. @default [4, 24] */
+  length?: number | [number, number];
+  /** Random words before and after the sequence's first occurrence: at most this many each. @default 24 */
+  maxNoise?: number;
   /** Seed. @default 0 */
   seed?: number;
 }
@@ -27,14 +30,18 @@ export interface CopyTaskOptions {
  * Copy-task sequences over the tokenizer's ordinary words.
  *
  * ```text
- * <|user|> w₁ … w_n <|end|> <|assistant|> w₁ … w_n        (loss on the second w₁ … w_n)
+ * <|user|> r₁ … r_a  w₁ … w_n  s₁ … s_b <|end|> <|assistant|> w₁ … w_n     (loss on the second w₂ … w_n)
+ * n ~ U[min, max],  a, b ~ U[0, maxNoise],  every word uniform over the ordinary vocabulary
  * ```
+ *
+ * The repeat's first word is context, not target: where the sequence starts
+ * cannot be known, only what follows each word.
  *
  * Source: Olsson et al. 2022, "In-context Learning and Induction Heads"
  * (arXiv:2209.11895) — repeated random sequences form induction heads.
  *
  * @param tokenizer The tokenizer (its non-special tokens are the alphabet).
- * @param options Count, length, seed.
+ * @param options Count, length, noise, seed.
  * @returns Training sequences.
  *
  * @example
@@ -43,21 +50,30 @@ export interface CopyTaskOptions {
  * import { buildTokenizer } from "../text/tokenizer.ts";
  * import { copyTaskSequences } from "./copy_task.ts";
  *
- * const [s] = copyTaskSequences(buildTokenizer(["a b c d e"]), { count: 1, length: 3 });
+ * const [s] = copyTaskSequences(buildTokenizer(["a b c d e"]), { count: 1, length: 3, maxNoise: 0 });
  * assert.deepEqual(s!.tokens.slice(1, 4), s!.tokens.slice(6, 9));
- * assert.deepEqual(s!.lossMask, [0, 0, 0, 0, 0, 0, 1, 1, 1]);
+ * assert.deepEqual(s!.lossMask, [0, 0, 0, 0, 0, 0, 0, 1, 1]);
  * ```
  */
 export function copyTaskSequences(tokenizer: Tokenizer, options: CopyTaskOptions): LmSequence[] {
-  const { count, length = 8, seed = 0 } = options;
+  const { count, length = [4, 24], maxNoise = 24, seed = 0 } = options;
+  const [minLen, maxLen] = typeof length === "number" ? [length, length] : length;
+  if (!Number.isInteger(minLen) || minLen < 2 || !Number.isInteger(maxLen) || maxLen < minLen) {
+    throw new RangeError(`Invalid copy task: length must be integers 2 ≤ min ≤ max, current value is ${length}`);
+  }
   const first = SPECIAL_TOKENS.length;
   if (tokenizer.size <= first) throw new RangeError("Cannot build a copy task: the vocabulary has no ordinary words");
   const rng = createRng(seed);
+  const word = () => first + rng.int(tokenizer.size - first);
+  const words = (n: number) => Array.from({ length: n }, word);
   const open = [tokenizer.special("<|user|>")];
   const middle = [tokenizer.special("<|end|>"), tokenizer.special("<|assistant|>")];
   return Array.from({ length: count }, () => {
-    const words = Array.from({ length }, () => first + rng.int(tokenizer.size - first));
-    const tokens = [...open, ...words, ...middle, ...words];
-    return { tokens, lossMask: tokens.map((_, i) => (i >= open.length + length + middle.length ? 1 : 0)) };
+    const seq = words(minLen + rng.int(maxLen - minLen + 1));
+    const before = words(rng.int(maxNoise + 1));
+    const after = words(rng.int(maxNoise + 1));
+    const prompt = [...open, ...before, ...seq, ...after, ...middle];
+    const tokens = [...prompt, ...seq];
+    return { tokens, lossMask: tokens.map((_, i) => (i > prompt.length ? 1 : 0)) };
   });
 }

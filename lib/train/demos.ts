@@ -82,11 +82,15 @@ export interface DemoOptions {
   maxPositions?: number;
   /** Tokens per turn budget. @default 64 */
   maxTurnTokens?: number;
+  /** Run on these questions (main world's search) instead of the training sets. */
+  records?: readonly QaRecord[];
 }
 
 /**
  * Runs the teacher on training questions under each context policy and
- * returns the per-turn sequences (and the episodes, for statistics).
+ * returns the per-turn sequences (and the episodes, for statistics). The
+ * questions come in equal shares from the main world and each auxiliary
+ * world (searched in its own corpus).
  *
  * Source: SPEC.md §6 scripted teacher; MemPO cold-start SFT.
  *
@@ -121,19 +125,27 @@ export async function teacherDemonstrations(
     maxTurnTokens = 64,
   } = options;
   const teacher = createTeacher(data.tokenizer, { dropProbability, seed });
+  // the main world and each auxiliary world (own corpus and search tool) get an equal share
+  const worlds = options.records
+    ? [{ train: options.records, search: data.search }]
+    : [{ train: data.train, search: data.search }, ...(data.aux ?? [])];
   const episodes: Episode[] = [];
   const per = Math.ceil(count / policies.length);
   for (const [p, contextPolicy] of policies.entries()) {
-    const records = Array.from({ length: per }, (_, i) => data.train[(p * per + i) % data.train.length]!);
-    episodes.push(
-      ...await runEpisodes(teacher, tasksFromRecords(records), data, {
-        contextPolicy,
-        maxTurns,
-        seed,
-        maxPositions,
-        maxTurnTokens,
-      }),
-    );
+    for (const [w, world] of worlds.entries()) {
+      const n = Math.floor(per / worlds.length) + (w < per % worlds.length ? 1 : 0);
+      const records = Array.from({ length: n }, (_, i) => world.train[(p * n + i) % world.train.length]!);
+      episodes.push(
+        ...await runEpisodes(teacher, tasksFromRecords(records), { tokenizer: data.tokenizer, search: world.search }, {
+          contextPolicy,
+          maxTurns,
+          seed,
+          maxPositions,
+          maxTurnTokens,
+        }),
+      );
+    }
   }
-  return { sequences: turnSequences(episodes.slice(0, count)), episodes: episodes.slice(0, count) };
+  const kept = episodes.slice(0, count);
+  return { sequences: turnSequences(kept), episodes: kept };
 }

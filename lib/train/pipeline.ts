@@ -20,6 +20,8 @@ import { trainSft } from "./sft_trainer.ts";
 import { rlStep } from "./rl_trainer.ts";
 import { type AgentSpec, evalMarkdown, type EvalRow, evaluateAgents } from "./evaluate.ts";
 import type { MetricsRow } from "./metrics.ts";
+import { researchCheck, researchCheckMarkdown } from "./research_check.ts";
+import { copyAccuracy, type CopyDiagnostic, copyDiagnosticMarkdown } from "./copy_diagnostic.ts";
 import { linePlot } from "../viz/line_plot.ts";
 import { copyTaskSequences } from "./copy_task.ts";
 
@@ -171,13 +173,18 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       sft = createModel(modelConfig, { seed: config.seed, name: "sft" });
       optimizer = createAdamW(trainableVariables(sft), { lr: config.sft.lr });
     }
-    const { sequences } = await teacherDemonstrations(data, {
+    const { sequences: demos } = await teacherDemonstrations(data, {
       count: config.sft.demos,
       dropProbability: config.sft.dropProbability,
       seed: config.seed,
       maxPositions: modelConfig.maxPositions,
       maxTurnTokens: config.rl.maxTurnTokens,
     });
+    // induction sequences mixed into SFT keep the copying circuit the warm-up formed
+    const mix = Math.round((config.sft.inductionMix ?? 0) * demos.length);
+    const sequences = mix > 0
+      ? [...demos, ...copyTaskSequences(data.tokenizer, { count: mix, seed: config.seed + 29 })]
+      : demos;
     // induction warm-up: copying random word sequences forms the circuit that copies names
     const pretrainSteps = config.sft.pretrainSteps ?? 0;
     if (pretrainSteps > 0 && startStep === 0) {
@@ -355,8 +362,24 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       info: { agent: `${r.agent}/${r.contextPolicy}`, objectives: r.objectives, em: r.em },
     });
   });
+  // where the agents go wrong: teacher-forced accuracy on the teacher's turns of a test set
+  const k = data.test.has(2) ? 2 : [...data.test.keys()][0]!;
+  const { sequences: probe } = await teacherDemonstrations(data, {
+    count: config.eval.questions,
+    dropProbability: 0,
+    seed: config.seed,
+    policies: ["memory"],
+    maxPositions: modelConfig.maxPositions,
+    maxTurnTokens: config.eval.maxTurnTokens,
+    records: data.test.get(k)!.slice(0, config.eval.questions),
+  });
+  const names = new Set(data.corpus.map((d) => d.id));
+  const diagnostic: CopyDiagnostic = { objectives: k, agents: {} };
+  for (const a of agents.filter((a, i) => agents.findIndex((b) => b.model === a.model) === i)) {
+    diagnostic.agents[a.name] = await copyAccuracy(a.model, data.tokenizer, names, probe);
+  }
   timings.eval = clock() - t;
-  await writeEvalFiles(outDir, rows, timings);
+  await writeEvalFiles(outDir, rows, timings, diagnostic);
   sft.dispose();
   for (const m of trained.values()) m.dispose();
   progress({ stage: "done", step: 1, total: 1, info: {} });
@@ -371,6 +394,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
  * @param outDir The run directory.
  * @param rows Evaluation rows.
  * @param timings Seconds per stage (reported in eval.md).
+ * @param diagnostic Teacher-forced accuracies per agent (reported in eval.md).
  * @returns Nothing.
  *
  * @example
@@ -384,8 +408,9 @@ export async function writeEvalFiles(
   outDir: string,
   rows: readonly EvalRow[],
   timings: Record<string, number>,
+  diagnostic?: CopyDiagnostic,
 ): Promise<void> {
-  await Deno.writeTextFile(`${outDir}/eval.json`, JSON.stringify({ rows, timings }, null, 2));
+  await Deno.writeTextFile(`${outDir}/eval.json`, JSON.stringify({ rows, timings, diagnostic }, null, 2));
   const series = (key: "f1" | "totalTokens" | "peakContext") =>
     [...new Set(rows.map((r) => `${r.agent} (${r.contextPolicy})`))].map((name) => ({
       name,
@@ -416,6 +441,13 @@ export async function writeEvalFiles(
       }% fully correct (${r.episodes} episodes)`
     ),
     "",
+    "## Research check",
+    "",
+    "The MemPO paper's claims at 4 and more objectives, read off the table above (computed, not tuned):",
+    "",
+    researchCheckMarkdown(researchCheck(rows)),
+    "",
+    ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
     `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
     "",
     "![F1](eval_f1.svg) ![tokens](eval_tokens.svg)",

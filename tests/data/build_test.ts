@@ -23,3 +23,21 @@ Deno.test("buildData() writes a deterministic data directory that loadData() rea
   await Deno.remove(`${a}/train.parquet`);
   await assert.rejects(loadData(a), /Cannot read dataset .*train.parquet/);
 });
+
+Deno.test("buildData() auxiliary worlds re-deal the main world's names with their own facts and corpus", async () => {
+  const dir = await Deno.makeTempDir();
+  const m = await buildData(dir, 6, { trainCount: 12, testCount: 2, testObjectives: [1], auxWorlds: 2 });
+  assert.equal(m.auxWorlds, 2);
+  const data = await loadData(dir);
+  assert.equal(data.aux.length, 2);
+  const mainIds = data.corpus.map((d) => d.id).sort();
+  const mainText = new Set(data.corpus.map((d) => d.text));
+  for (const a of data.aux) {
+    assert.deepEqual(a.corpus.map((d) => d.id).sort(), mainIds);
+    assert.ok(a.corpus.filter((d) => mainText.has(d.text)).length < 10, "documents state new facts");
+    assert.equal(a.train.length, 12);
+    assert.equal(a.search.size, a.corpus.length);
+    assert.ok(a.train.every((r) => encode(data.tokenizer, r.question).unknown === 0));
+  }
+  assert.notDeepEqual(data.aux[0]!.corpus, data.aux[1]!.corpus);
+});

@@ -34,3 +34,21 @@ Deno.test("entityDocument() states every fact with its keyword next to the name"
   }
   assert.equal(buildCorpus(w).length, 220);
 });
+
+Deno.test("generateWorld() with a name pool deals the same names to new roles with new facts", () => {
+  const main = generateWorld(3);
+  const names = main.entities.map((e) => e.name);
+  const aux = generateWorld(4, {}, undefined, names);
+  assert.deepEqual(aux.entities.map((e) => e.name).sort(), [...names].sort());
+  assert.equal(aux.byName.size, names.length);
+  const sameRole = aux.entities.filter((e) => main.byName.get(e.name)!.type === e.type).length;
+  assert.ok(sameRole < names.length / 2, `${sameRole} of ${names.length} names kept their type`);
+  const sameFacts =
+    aux.entities.filter((e) => JSON.stringify(e.facts) === JSON.stringify(main.byName.get(e.name)!.facts)).length;
+  assert.ok(sameFacts < 10, `${sameFacts} entities kept their facts`);
+  assert.deepEqual(generateWorld(4, {}, undefined, names), aux);
+  assert.throws(
+    () => generateWorld(4, {}, undefined, names.slice(0, 50)),
+    /Invalid name pool: 220 entities need 220 distinct names, current pool has 50/,
+  );
+});

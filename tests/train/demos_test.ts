@@ -25,3 +25,18 @@ Deno.test("teacherDemonstrations(): per-turn sequences, loss only on the teacher
   assert.deepEqual(turnSequences([]), []);
   assert.equal(tasksFromRecords(data.train, 100)[3]!.groupId, 103);
 });
+
+Deno.test("teacherDemonstrations() draws equal shares from the main and auxiliary worlds, each searched in its own corpus", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 15, { trainCount: 8, testCount: 1, testObjectives: [1], auxWorlds: 1 });
+  const data = await loadData(dir);
+  const { episodes } = await teacherDemonstrations(data, { count: 8, dropProbability: 0, seed: 3 });
+  assert.equal(episodes.length, 8);
+  // the teacher reads the right world's documents: every episode is answered correctly
+  assert.ok(episodes.every((e) => e.reward === 1), "teacher scores 1 in both worlds");
+  const questions = episodes.map((e) => e.task.question);
+  const main = new Set(data.train.map((r) => r.question));
+  const aux = new Set(data.aux[0]!.train.map((r) => r.question));
+  assert.equal(questions.filter((q) => main.has(q) && !aux.has(q)).length, 4);
+  assert.equal(questions.filter((q) => aux.has(q) && !main.has(q)).length, 4);
+});

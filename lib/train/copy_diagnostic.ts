@@ -1,0 +1,177 @@
+/**
+ * Where does the policy go wrong? Teacher-forced next-token accuracy on the
+ * scripted teacher's turns, split by the tag the token is in (`<mem>`,
+ * `<think>`, `<search>`, `<answer>`) and by whether it is an entity name
+ * (which has to be copied from the question, a document or memory) or any
+ * other word (format, relation words, numbers: learnable by heart).
+ *
+ * @module
+ */
+import { tf } from "../tf.ts";
+import type { Tokenizer } from "../text/tokenizer.ts";
+import type { Model } from "../model/params.ts";
+import { forwardLogits } from "../model/transformer.ts";
+import type { LmSequence } from "./collate.ts";
+
+/** Accuracy of one (tag, kind) cell. */
+export interface CopyAccuracy {
+  /** The enclosing tag (`mem`, `think`, `search`, `answer`, or `other`). */
+  tag: string;
+  /** `name` or `word`. */
+  kind: "name" | "word";
+  /** Tokens predicted right (greedy, teacher-forced). */
+  correct: number;
+  /** Tokens scored. */
+  total: number;
+}
+
+const TAGS = ["mem", "think", "search", "answer"] as const;
+
+/**
+ * Labels each learned position (`lossMask = 1`) of a sequence with its tag
+ * (the latest opening tag before it) and kind (`name` when the token is in
+ * `names`).
+ *
+ * Source: this package (a probe in the spirit of Olsson et al. 2022's
+ * per-token loss attribution).
+ *
+ * @param tokenizer The tokenizer.
+ * @param names Entity names (the tokens that must be copied).
+ * @param sequence A training sequence.
+ * @returns For each learned position `i`, `[i, tag, kind]`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { labelPositions } from "./copy_diagnostic.ts";
+ *
+ * const tok = buildTokenizer(["zorbex kalo born"]);
+ * const ids = encode(tok, "<mem> none </mem> <search> zorbex born </search>").ids;
+ * const labels = labelPositions(tok, new Set(["zorbex"]), { tokens: ids, lossMask: ids.map((_, i) => (i >= 4 ? 1 : 0)) });
+ * assert.deepEqual(labels, [[4, "search", "name"], [5, "search", "word"], [6, "search", "word"]]);
+ * ```
+ */
+export function labelPositions(
+  tokenizer: Tokenizer,
+  names: ReadonlySet<string>,
+  sequence: LmSequence,
+): [number, string, "name" | "word"][] {
+  const opening = new Map<number, string>(TAGS.map((t) => [tokenizer.special(`<${t}>`), t]));
+  const out: [number, string, "name" | "word"][] = [];
+  let tag = "other";
+  for (let i = 0; i < sequence.tokens.length; i++) {
+    if (i > 0 && sequence.lossMask[i] === 1) {
+      out.push([i, tag, names.has(tokenizer.tokens[sequence.tokens[i]!] ?? "") ? "name" : "word"]);
+    }
+    tag = opening.get(sequence.tokens[i]!) ?? tag;
+  }
+  return out;
+}
+
+/**
+ * Teacher-forced greedy accuracy per (tag, kind) over sequences: at each
+ * learned position, is the model's arg-max next token the teacher's?
+ *
+ * ```text
+ * acc(tag, kind) = #{ i : argmax p(· | x_<i) = x_i } / #{ i }     over learned positions of that tag and kind
+ * ```
+ *
+ * Source: this package; see {@linkcode labelPositions}.
+ *
+ * @param model The policy.
+ * @param tokenizer The tokenizer.
+ * @param names Entity names.
+ * @param sequences Teacher turn sequences (context, then the turn with lossMask 1).
+ * @returns One entry per (tag, kind) present, tags in `mem, think, search, answer, other` order, names first.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { copyAccuracy } from "./copy_diagnostic.ts";
+ *
+ * const tok = buildTokenizer(["zorbex kalo born"]);
+ * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const ids = encode(tok, "<search> zorbex born </search>").ids;
+ * const [cell] = await copyAccuracy(model, tok, new Set(["zorbex"]), [{ tokens: ids, lossMask: [0, 1, 0, 0] }]);
+ * assert.deepEqual({ ...cell, correct: 0 }, { tag: "search", kind: "name", correct: 0, total: 1 });
+ * model.dispose();
+ * ```
+ */
+export async function copyAccuracy(
+  model: Model,
+  tokenizer: Tokenizer,
+  names: ReadonlySet<string>,
+  sequences: readonly LmSequence[],
+): Promise<CopyAccuracy[]> {
+  const cells = new Map<string, CopyAccuracy>();
+  for (const s of sequences) {
+    const labels = labelPositions(tokenizer, names, s);
+    if (labels.length === 0) continue;
+    const argmax = tf.tidy(() =>
+      tf.argMax(forwardLogits(model, tf.tensor2d([s.tokens.slice(0, -1)], undefined, "int32")), -1)
+    );
+    const predicted = await argmax.data();
+    argmax.dispose();
+    for (const [i, tag, kind] of labels) {
+      const key = `${tag}/${kind}`;
+      const cell = cells.get(key) ?? { tag, kind, correct: 0, total: 0 };
+      cell.correct += predicted[i - 1] === s.tokens[i] ? 1 : 0;
+      cell.total += 1;
+      cells.set(key, cell);
+    }
+  }
+  const order = [...TAGS, "other"];
+  return [...cells.values()].sort((a, b) =>
+    order.indexOf(a.tag) - order.indexOf(b.tag) || (a.kind === b.kind ? 0 : a.kind === "name" ? -1 : 1)
+  );
+}
+
+/** The diagnostic of a run: per agent, on the teacher's turns of one test set. */
+export interface CopyDiagnostic {
+  /** Objectives of the test set probed. */
+  objectives: number;
+  /** Agent name → cells. */
+  agents: Record<string, CopyAccuracy[]>;
+}
+
+/**
+ * The diagnostic as Markdown: one row per agent, one column per (tag, kind).
+ *
+ * Source: see {@linkcode copyAccuracy}.
+ *
+ * @param d The diagnostic.
+ * @returns A heading, a sentence and a table.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { copyDiagnosticMarkdown } from "./copy_diagnostic.ts";
+ *
+ * const md = copyDiagnosticMarkdown({ objectives: 2, agents: { SFT: [{ tag: "search", kind: "name", correct: 1, total: 4 }] } });
+ * assert.match(md, /\| SFT \| 25% \(4\) \|/);
+ * ```
+ */
+export function copyDiagnosticMarkdown(d: CopyDiagnostic): string {
+  const keys = [...new Set(Object.values(d.agents).flat().map((c) => `${c.tag}/${c.kind}`))];
+  return [
+    "## Where the agents go wrong",
+    "",
+    `Teacher-forced greedy accuracy on the scripted teacher's turns (${d.objectives}-objective test set, memory ` +
+    "context): entity names must be copied from the question, a document or memory; other words can be learned by heart.",
+    "",
+    `| agent | ${keys.join(" | ")} |`,
+    `| --- | ${keys.map(() => "---").join(" | ")} |`,
+    ...Object.entries(d.agents).map(([agent, cells]) =>
+      `| ${agent} | ${
+        keys.map((k) => {
+          const c = cells.find((x) => `${x.tag}/${x.kind}` === k);
+          return c ? `${Math.round((100 * c.correct) / c.total)}% (${c.total})` : "–";
+        }).join(" | ")
+      } |`
+    ),
+  ].join("\n");
+}

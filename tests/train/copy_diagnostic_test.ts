@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { tf } from "../../lib/tf.ts";
+import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+import { createModel } from "../../lib/model/params.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { forwardLogits } from "../../lib/model/transformer.ts";
+import { copyAccuracy, copyDiagnosticMarkdown, labelPositions } from "../../lib/train/copy_diagnostic.ts";
+
+const tok = buildTokenizer(["zorbex kalo mirel born director none = 1 2 , ;"]);
+const names = new Set(["zorbex", "kalo", "mirel"]);
+const seq = (text: string, from: number) => {
+  const ids = encode(tok, text).ids;
+  return { tokens: ids, lossMask: ids.map((_, i) => (i >= from ? 1 : 0)) };
+};
+const seqs = [
+  seq("<|user|> zorbex born <|assistant|> <mem> none </mem> <search> zorbex born </search>", 4),
+  seq("<|user|> kalo director <|assistant|> <mem> 1 = mirel </mem> <think> kalo </think> <answer> mirel </answer>", 5),
+];
+
+Deno.test("labelPositions(): tag of the latest opening tag, name vs word, learned positions only", () => {
+  const labels = labelPositions(tok, names, seqs[1]!);
+  assert.deepEqual(labels.map(([, tag, kind]) => `${tag}/${kind}`), [
+    "mem/word", // 1
+    "mem/word", // =
+    "mem/name", // mirel
+    "mem/word", // </mem>
+    "mem/word", // <think> (its own tag starts after it)
+    "think/name", // kalo
+    "think/word", // </think>
+    "think/word", // <answer>
+    "answer/name", // mirel
+    "answer/word", // </answer>
+  ]);
+  assert.equal(labels[0]![0], 5);
+  assert.deepEqual(labelPositions(tok, names, { tokens: [1, 2], lossMask: [1, 1] }).map(([i]) => i), [1]);
+});
+
+Deno.test("copyAccuracy() equals a slow loop of one forward per prefix", async () => {
+  const model = createModel(modelPreset("tiny", tok.size), { seed: 4 });
+  const before = tf.memory().numTensors;
+  const cells = await copyAccuracy(model, tok, names, seqs);
+  assert.equal(tf.memory().numTensors, before);
+  const slow = new Map<string, [number, number]>();
+  for (const s of seqs) {
+    for (const [i, tag, kind] of labelPositions(tok, names, s)) {
+      const logits = forwardLogits(model, tf.tensor2d([s.tokens.slice(0, i)], undefined, "int32"));
+      const pred = (await tf.argMax(logits, -1).data()).at(-1);
+      const e = slow.get(`${tag}/${kind}`) ?? [0, 0];
+      slow.set(`${tag}/${kind}`, [e[0] + (pred === s.tokens[i] ? 1 : 0), e[1] + 1]);
+    }
+  }
+  assert.deepEqual(
+    Object.fromEntries(cells.map((c) => [`${c.tag}/${c.kind}`, [c.correct, c.total]])),
+    Object.fromEntries(slow),
+  );
+  assert.deepEqual(cells.map((c) => `${c.tag}/${c.kind}`), [
+    "mem/name",
+    "mem/word",
+    "think/name",
+    "think/word",
+    "search/name",
+    "search/word",
+    "answer/name",
+    "answer/word",
+    "other/word", // the first sequence's <mem>, learned before any tag opened
+  ]);
+  const md = copyDiagnosticMarkdown({ objectives: 2, agents: { SFT: cells } });
+  assert.match(md, /\| agent \| mem\/name \| mem\/word \| think\/name/);
+  model.dispose();
+});
