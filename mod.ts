@@ -230,7 +230,7 @@ export {
   writeCorpus,
   writeDataset,
 } from "./lib/data/dataset.ts";
-export { buildData, type BuildDataOptions, loadData, type LoadedData } from "./lib/data/build.ts";
+export { buildData, type BuildDataOptions, DATA_VERSION, loadData, type LoadedData } from "./lib/data/build.ts";
 
 // Training building blocks
 export { type AdamW, type AdamWConfig, createAdamW } from "./lib/train/adamw.ts";

@@ -28,6 +28,13 @@ export interface BuildDataOptions extends QaSplitOptions {
   auxTrainCount?: number;
 }
 
+/**
+ * Version of what {@linkcode buildData} writes for given options: bumped
+ * whenever the generator changes, so a data directory written by an older
+ * generator is rebuilt rather than reused.
+ */
+export const DATA_VERSION = 2;
+
 /** What a data directory holds once loaded. */
 export interface LoadedData {
   /** The tokenizer. */
@@ -140,6 +147,7 @@ export async function buildData(
     vocabSize: tokenizer.size,
     testSubjects: splits.testSubjects.size,
     auxWorlds: aux.length,
+    version: DATA_VERSION,
     options: { seed, ...options },
   };
   await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest, null, 2));

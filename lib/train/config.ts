@@ -147,13 +147,13 @@ const BASE: ExperimentConfig = {
   model: "small",
   data: { trainCount: 2000, testCount: 32, testObjectives: [1, 2, 4, 6, 8], sizes: { distractors: 0 }, auxWorlds: 3 },
   sft: {
-    steps: 400,
+    steps: 300,
     batchSize: 16,
     lr: 2e-3,
     warmupSteps: 20,
     demos: 800,
     dropProbability: 0.3,
-    pretrainSteps: 300,
+    pretrainSteps: 700,
     inductionMix: 0.25,
   },
   rl: {

@@ -18,9 +18,9 @@ import type { LmSequence } from "./collate.ts";
 export interface CopyTaskOptions {
   /** Sequences. */
   count: number;
-  /** Words in the repeated sequence: a fixed number, or `[min, max]` drawn per sequence. @default [4, 24] */
+  /** Words in the repeated sequence: a fixed number, or `[min, max]` drawn per sequence. @default [8, 32] */
   length?: number | [number, number];
-  /** Random words before and after the sequence's first occurrence: at most this many each. @default 24 */
+  /** Random words before and after the sequence's first occurrence: at most this many each. @default 4 */
   maxNoise?: number;
   /** Seed. @default 0 */
   seed?: number;
@@ -56,7 +56,7 @@ export interface CopyTaskOptions {
  * ```
  */
 export function copyTaskSequences(tokenizer: Tokenizer, options: CopyTaskOptions): LmSequence[] {
-  const { count, length = [4, 24], maxNoise = 24, seed = 0 } = options;
+  const { count, length = [8, 32], maxNoise = 4, seed = 0 } = options;
   const [minLen, maxLen] = typeof length === "number" ? [length, length] : length;
   if (!Number.isInteger(minLen) || minLen < 2 || !Number.isInteger(maxLen) || maxLen < minLen) {
     throw new RangeError(`Invalid copy task: length must be integers 2 ≤ min ≤ max, current value is ${length}`);

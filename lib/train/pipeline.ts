@@ -9,7 +9,7 @@
  * @module
  */
 import { setBackend } from "../backend/backend.ts";
-import { buildData, loadData, type LoadedData } from "../data/build.ts";
+import { buildData, DATA_VERSION, loadData, type LoadedData } from "../data/build.ts";
 import { modelPreset } from "../model/config.ts";
 import { copyModel, createModel, type Model, trainableVariables } from "../model/params.ts";
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint.ts";
@@ -70,12 +70,12 @@ async function exists(path: string): Promise<boolean> {
 }
 
 async function ensureData(config: ExperimentConfig): Promise<LoadedData> {
-  // the data directory is reused only when it was generated from exactly this seed and data config
+  // the data directory is reused only when this generator wrote it from exactly this seed and data config
   const manifestPath = `${config.dataDir}/manifest.json`;
   const wanted = JSON.stringify({ seed: config.seed, ...config.data });
   if (await exists(manifestPath)) {
     const m = JSON.parse(await Deno.readTextFile(manifestPath));
-    if (JSON.stringify(m.options) === wanted) return await loadData(config.dataDir);
+    if (m.version === DATA_VERSION && JSON.stringify(m.options) === wanted) return await loadData(config.dataDir);
   }
   await buildData(config.dataDir, config.seed, { ...config.data });
   return await loadData(config.dataDir);
@@ -192,7 +192,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         model: sft,
         optimizer,
         sequences: copyTaskSequences(data.tokenizer, { count: 8192, seed: config.seed }),
-        config: { ...config.sft, steps: pretrainSteps, batchSize: 32, lr: Math.min(config.sft.lr, 1e-3) },
+        config: { ...config.sft, steps: pretrainSteps, batchSize: 32 },
         seed: config.seed + 17,
         padId: data.tokenizer.padId,
         onStep: async (r) => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildData, loadData } from "../../lib/data/build.ts";
+import { buildData, DATA_VERSION, loadData } from "../../lib/data/build.ts";
 import { encode } from "../../lib/text/tokenizer.ts";
 
 Deno.test("buildData() writes a deterministic data directory that loadData() reads back", async () => {
@@ -11,6 +11,7 @@ Deno.test("buildData() writes a deterministic data directory that loadData() rea
     assert.deepEqual(await Deno.readFile(`${a}/${f}`), await Deno.readFile(`${b}/${f}`), f);
   }
   assert.deepEqual(m.test, { "1obj": 4, "2obj": 4, "4obj": 4, "6obj": 4, "8obj": 4 });
+  assert.equal(m.version, DATA_VERSION, "the manifest records the generator version (stale directories are rebuilt)");
   const data = await loadData(a);
   assert.equal(data.corpus.length, 220);
   assert.equal(data.search.size, 220);
