@@ -158,7 +158,7 @@ const BASE: ExperimentConfig = {
   },
   rl: {
     algorithms: ["mempo", "grpo"],
-    steps: 30,
+    steps: 20,
     questionsPerStep: 4,
     groupSize: 4,
     lr: 2e-5,
