@@ -11,7 +11,8 @@ import { tf } from "../tf.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import type { Model } from "../model/params.ts";
 import { forwardLogits } from "../model/transformer.ts";
-import type { LmSequence } from "./collate.ts";
+import { chunksByTokens } from "../model/score.ts";
+import { collateLm, disposeLmBatch, type LmSequence } from "./collate.ts";
 
 /** Accuracy of one (tag, kind) cell. */
 export interface CopyAccuracy {
@@ -108,21 +109,25 @@ export async function copyAccuracy(
   sequences: readonly LmSequence[],
 ): Promise<CopyAccuracy[]> {
   const cells = new Map<string, CopyAccuracy>();
-  for (const s of sequences) {
-    const labels = labelPositions(tokenizer, names, s);
-    if (labels.length === 0) continue;
-    const argmax = tf.tidy(() =>
-      tf.argMax(forwardLogits(model, tf.tensor2d([s.tokens.slice(0, -1)], undefined, "int32")), -1)
-    );
+  const labelled = sequences.map((s) => ({ s, labels: labelPositions(tokenizer, names, s) }))
+    .filter((x) => x.labels.length > 0);
+  // one forward per chunk of right-padded sequences (causal: padding never changes an earlier position)
+  for (const chunk of chunksByTokens(labelled, (x) => x.s.tokens.length, 32, 4096)) {
+    const batch = collateLm(chunk.map((x) => x.s), tokenizer.padId);
+    const argmax = tf.tidy(() => tf.argMax(forwardLogits(model, batch.tokens), -1));
     const predicted = await argmax.data();
+    const L = batch.tokens.shape[1];
     argmax.dispose();
-    for (const [i, tag, kind] of labels) {
-      const key = `${tag}/${kind}`;
-      const cell = cells.get(key) ?? { tag, kind, correct: 0, total: 0 };
-      cell.correct += predicted[i - 1] === s.tokens[i] ? 1 : 0;
-      cell.total += 1;
-      cells.set(key, cell);
-    }
+    disposeLmBatch(batch);
+    chunk.forEach(({ s, labels }, b) => {
+      for (const [i, tag, kind] of labels) {
+        const key = `${tag}/${kind}`;
+        const cell = cells.get(key) ?? { tag, kind, correct: 0, total: 0 };
+        cell.correct += predicted[b * L + i - 1] === s.tokens[i] ? 1 : 0;
+        cell.total += 1;
+        cells.set(key, cell);
+      }
+    });
   }
   const order = [...TAGS, "other"];
   return [...cells.values()].sort((a, b) =>

@@ -128,7 +128,7 @@ export async function teacherDemonstrations(
   // the main world and each auxiliary world (own corpus and search tool) get an equal share
   const worlds = options.records
     ? [{ train: options.records, search: data.search }]
-    : [{ train: data.train, search: data.search }, ...(data.aux ?? [])];
+    : [{ train: data.train, search: data.search }, ...data.aux];
   const episodes: Episode[] = [];
   const per = Math.ceil(count / policies.length);
   for (const [p, contextPolicy] of policies.entries()) {
