@@ -26,6 +26,12 @@ export interface BuildDataOptions extends QaSplitOptions {
   auxWorlds?: number;
   /** Training questions per auxiliary world. @default trainCount */
   auxTrainCount?: number;
+  /**
+   * Objectives of the auxiliary worlds' questions, cycled (e.g. `[1, 2, 3]`:
+   * SFT sees how to start, continue and finish at several lengths while the
+   * main training set keeps `trainObjectives`). @default trainObjectives
+   */
+  auxObjectives?: readonly number[];
 }
 
 /**
@@ -33,7 +39,7 @@ export interface BuildDataOptions extends QaSplitOptions {
  * whenever the generator changes, so a data directory written by an older
  * generator is rebuilt rather than reused.
  */
-export const DATA_VERSION = 2;
+export const DATA_VERSION = 3;
 
 /** What a data directory holds once loaded. */
 export interface LoadedData {
@@ -116,6 +122,7 @@ export async function buildData(
       ...options,
       seed: seed + 1000 * (k + 1),
       trainCount: options.auxTrainCount ?? options.trainCount,
+      trainObjectives: options.auxObjectives ?? options.trainObjectives,
       testCount: 1,
     });
     return { corpus: buildCorpus(w), train: s.train.map((q, i) => toRecord(q, `aux${k + 1}`, i)) };

@@ -134,8 +134,8 @@ export interface QaSplitOptions {
   seed?: number;
   /** Training questions. @default 2000 */
   trainCount?: number;
-  /** Objectives per training question. @default 2 */
-  trainObjectives?: number;
+  /** Objectives per training question; a list is cycled (question `i` has `list[i mod n]`). @default 2 */
+  trainObjectives?: number | readonly number[];
   /** Questions per test set. @default 32 */
   testCount?: number;
   /** Objectives of each test set. @default [1, 2, 4, 6, 8] */
@@ -218,14 +218,22 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     train.set(type, names.slice(nTest));
   }
   const testSubjects = new Set([...test.values()].flat());
-  const maxK = Math.max(trainObjectives, ...testObjectives);
+  const ks = typeof trainObjectives === "number" ? [trainObjectives] : trainObjectives;
+  if (ks.length === 0 || !ks.every((k) => Number.isInteger(k) && k >= 1)) {
+    throw new RangeError(
+      `Cannot build QA splits: trainObjectives must be positive integers, current value is ${
+        JSON.stringify(trainObjectives)
+      }`,
+    );
+  }
+  const maxK = Math.max(...ks, ...testObjectives);
   if (testSubjects.size < maxK) {
     throw new RangeError(
       `Cannot build QA splits: ${testSubjects.size} test subjects cannot make ${maxK}-objective questions`,
     );
   }
   return {
-    train: Array.from({ length: trainCount }, () => makeQuestion(world, train, trainObjectives, rng)),
+    train: Array.from({ length: trainCount }, (_, i) => makeQuestion(world, train, ks[i % ks.length]!, rng)),
     test: new Map(
       testObjectives.map((k) => [k, Array.from({ length: testCount }, () => makeQuestion(world, test, k, rng))]),
     ),

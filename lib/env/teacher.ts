@@ -33,13 +33,20 @@ export interface TeacherTurn {
 
 /**
  * The teacher's turn `t` for a question: the plan is one search per hop of
- * every objective in order, then the answer. Memory holds `i = answer` for
- * resolved objectives (unless dropped) and `i ~ entity` for a 2-hop objective
- * half way; dropped objectives are answered `unknown`.
+ * every objective in order, then the answer. Memory holds the fact read last
+ * for each objective, as the document's triple: `i = entity relation answer`
+ * for resolved objectives (unless dropped) and `i ~ entity relation found`
+ * for a 2-hop objective half way; dropped objectives are answered `unknown`.
+ * Writing the answer is then a copy of the word that followed `entity
+ * relation` in the document (see `entityDocument`). The think names the
+ * objective, the entity to look up and the relation (`2 : olvan born`), the
+ * query the search repeats. (Restating the objective's question word for word
+ * measured worse: 47 % vs 69 % teacher-forced accuracy on think names, 2-objective
+ * greedy EM 0.06 vs 0.25 on held-out entities after SFT.)
  *
  * ```text
- * <mem> 1 = kalmar , 2 ~ olvan </mem> <think> 2 : olvan born </think> <search> olvan born </search>
- * <mem> 1 = kalmar , 2 = tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
+ * <mem> 1 = zorbex born kalmar , 2 ~ vunom founder olvan </mem> <think> 2 : olvan born </think> <search> olvan born </search>
+ * <mem> 1 = zorbex born kalmar , 2 = olvan born tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
  * ```
  *
  * Source: MemPO / MEM1 demonstrations (memory first, one action per turn).
@@ -55,8 +62,8 @@ export interface TeacherTurn {
  * import { teacherTurn } from "./teacher.ts";
  *
  * const q = [{ text: "in which city was zorbex born ?", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
- * assert.deepEqual(teacherTurn(q, 0, new Set()), { mem: "none", think: "1 : in which city was zorbex born ?", action: "search", content: "zorbex born" });
- * assert.deepEqual(teacherTurn(q, 1, new Set()), { mem: "1 = kalmar", think: "answer", action: "answer", content: "kalmar" });
+ * assert.deepEqual(teacherTurn(q, 0, new Set()), { mem: "none", think: "1 : zorbex born", action: "search", content: "zorbex born" });
+ * assert.deepEqual(teacherTurn(q, 1, new Set()), { mem: "1 = zorbex born kalmar", think: "answer", action: "answer", content: "kalmar" });
  * ```
  */
 export function teacherTurn(
@@ -74,12 +81,13 @@ export function teacherTurn(
   subQuestions.forEach((q, i) => {
     const read = done.filter((s) => s.i === i);
     if (read.length === 0) return;
+    const { entity, relation, answer } = read.at(-1)!.hop;
     if (read.length === q.hops.length) {
       if (dropped.has(i) && i !== fresh) return;
       known.set(i, q.answer);
-      slots.push(`${i + 1} = ${q.answer}`);
+      slots.push(`${i + 1} = ${entity} ${relation} ${answer}`);
     } else {
-      slots.push(`${i + 1} ~ ${read.at(-1)!.hop.answer}`);
+      slots.push(`${i + 1} ~ ${entity} ${relation} ${answer}`);
     }
   });
   const mem = slots.length === 0 ? "none" : slots.join(" , ");
@@ -91,11 +99,14 @@ export function teacherTurn(
       content: subQuestions.map((_, i) => known.get(i) ?? "unknown").join(" ; "),
     };
   }
-  const { i, j, hop } = steps[turn]!;
-  // first hop: restate objective i in the question's words (a copy the policy can learn by induction);
-  // a later hop: the entity just found and the next relation
-  const think = j === 0 ? `${i + 1} : ${subQuestions[i]!.text}` : `${i + 1} : ${hop.entity} ${hop.relation}`;
-  return { mem, think, action: "search", content: `${hop.entity} ${hop.relation}` };
+  // the objective, the entity to look up (the question's subject, or the one found) and the relation
+  const { i, hop } = steps[turn]!;
+  return {
+    mem,
+    think: `${i + 1} : ${hop.entity} ${hop.relation}`,
+    action: "search",
+    content: `${hop.entity} ${hop.relation}`,
+  };
 }
 
 /**

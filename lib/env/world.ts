@@ -267,19 +267,27 @@ export function generateWorld(
 }
 
 /**
- * The document that states an entity's facts (each fact's keyword appears
- * next to the entity's name, so a query "name keyword" finds it).
+ * The document that states an entity's facts, one `subject relation object`
+ * triple per fact, so that the search query `subject relation` appears in the
+ * document right before the answer.
  *
  * ```text
- * person   "{p} is a person . {p} was born in {city} ."
- * city     "{c} is a city . {c} is located in {country} ."
- * country  "{n} is a country . the capital of {n} is {city} ."
- * company  "{x} is a company . the founder of {x} is {person} . the headquarters of {x} are in {city} ."
- * film     "{f} is a film . the director of {f} is {person} ."
- * + per entity two distractors "{x} is known for its {trait} {noun} ."
+ * person   "{p} born {city} ."
+ * city     "{c} located {country} ."
+ * country  "{n} capital {city} ."
+ * company  "{x} founder {person} . {x} headquarters {city} ."
+ * film     "{f} director {person} ."
+ * + per entity `distractors` sentences "{x} is known for its {trait} {noun} ."
  * ```
  *
- * Source: one short encyclopedic passage per entity, as the Wikipedia corpus of Search-R1.
+ * Why triples: the teacher's memory repeats the triple (`1 = sisim director
+ * stepol`), so writing the answer is an induction copy (the word that followed
+ * `sisim director` in the document), the circuit the warm-up forms. With
+ * sentences ("the director of sisim is stepol") the first session's policy
+ * wrote the answer into memory 29 % of the time, teacher-forced.
+ *
+ * Source: one short passage per entity, as the Wikipedia corpus of Search-R1, written as
+ * knowledge-base triples (subject, relation, object).
  *
  * @param e The entity.
  * @returns The document text.
@@ -289,25 +297,23 @@ export function generateWorld(
  * import assert from "node:assert/strict";
  * import { entityDocument } from "./world.ts";
  *
- * assert.equal(entityDocument({ name: "zorbex", type: "film", facts: { director: "kalo" } }), "zorbex is a film . the director of zorbex is kalo .");
+ * assert.equal(entityDocument({ name: "zorbex", type: "film", facts: { director: "kalo" } }), "zorbex director kalo .");
  * ```
  */
 export function entityDocument(e: Entity): string {
-  const f = e.facts;
-  const extra = (e.traits ?? []).map(([t, n]) => ` ${e.name} is known for its ${t} ${n} .`).join("");
-  switch (e.type) {
-    case "person":
-      return `${e.name} is a person . ${e.name} was born in ${f.born} .${extra}`;
-    case "city":
-      return `${e.name} is a city . ${e.name} is located in ${f.located} .${extra}`;
-    case "country":
-      return `${e.name} is a country . the capital of ${e.name} is ${f.capital} .${extra}`;
-    case "company":
-      return `${e.name} is a company . the founder of ${e.name} is ${f.founder} . the headquarters of ${e.name} are in ${f.headquarters} .${extra}`;
-    case "film":
-      return `${e.name} is a film . the director of ${e.name} is ${f.director} .${extra}`;
-  }
+  const facts = FACT_ORDER[e.type].filter((r) => e.facts[r] !== undefined).map((r) => `${e.name} ${r} ${e.facts[r]} .`);
+  const extra = (e.traits ?? []).map(([t, n]) => `${e.name} is known for its ${t} ${n} .`);
+  return [...facts, ...extra].join(" ");
 }
+
+/** The relations each entity type states, in document order. */
+const FACT_ORDER: Readonly<Record<EntityType, readonly Relation[]>> = {
+  person: ["born"],
+  city: ["located"],
+  country: ["capital"],
+  company: ["founder", "headquarters"],
+  film: ["director"],
+};
 
 /** A corpus document. */
 export interface CorpusDocument {

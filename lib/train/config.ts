@@ -26,8 +26,10 @@ export interface DataConfig {
   trainObjectives?: number;
   /** World sizes (entities per type, distractor sentences per document). */
   sizes?: Partial<WorldSizes>;
-  /** Auxiliary worlds with fresh names whose questions feed SFT only (copying, not memorising). */
+  /** Auxiliary worlds (the main world's names in new roles) whose questions feed SFT only (copying, not memorising). */
   auxWorlds?: number;
+  /** Objectives of the auxiliary worlds' questions, cycled. @default trainObjectives */
+  auxObjectives?: number[];
 }
 
 /** Supervised fine-tuning on teacher demonstrations. */
@@ -145,7 +147,13 @@ const BASE: ExperimentConfig = {
   backend: "wasm",
   dataDir: "data",
   model: "small",
-  data: { trainCount: 2000, testCount: 32, testObjectives: [1, 2, 4, 6, 8], sizes: { distractors: 0 }, auxWorlds: 3 },
+  data: {
+    trainCount: 2000,
+    testCount: 32,
+    testObjectives: [1, 2, 4, 6, 8],
+    sizes: { distractors: 0 },
+    auxWorlds: 3,
+  },
   sft: {
     steps: 300,
     batchSize: 16,
@@ -207,7 +215,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
     },
     sft: {
       ...BASE.sft,
-      steps: 150,
+      steps: 100,
       batchSize: 16,
       lr: 3e-3,
       warmupSteps: 10,
@@ -215,14 +223,14 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
       pretrainSteps: 0,
       inductionMix: 0,
     },
-    rl: { ...BASE.rl, steps: 8, questionsPerStep: 4, groupSize: 4, lr: 2e-4, maxTurnTokens: 48, checkpointEvery: 2 },
+    rl: { ...BASE.rl, steps: 8, questionsPerStep: 4, groupSize: 4, lr: 5e-5, maxTurnTokens: 48, checkpointEvery: 2 },
     eval: { questions: 4, maxTurns: 12, maxTurnTokens: 64 },
   },
 });
 
 /** Optional fields a preset may leave out but an override may set. */
 const OPTIONAL_FIELDS: Record<string, string[]> = {
-  data: ["sizes", "auxWorlds", "trainObjectives"],
+  data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives"],
   sft: ["pretrainSteps", "inductionMix"],
   rl: ["memThreshold"],
 };
@@ -331,14 +339,16 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
   oneOf("model", c.model, ["tiny", "small", "base", "bench"]);
   int("data.trainCount", c.data.trainCount, 1);
   int("data.testCount", c.data.testCount, 1);
-  if (!Array.isArray(c.data.testObjectives) || c.data.testObjectives.length === 0) {
-    throw new RangeError(
-      `Invalid config: data.testObjectives must be a non-empty list, current value is ${
-        JSON.stringify(c.data.testObjectives)
-      }`,
-    );
-  }
-  c.data.testObjectives.forEach((k, i) => int(`data.testObjectives[${i}]`, k, 1));
+  const objectiveList = (name: string, v: unknown) => {
+    if (!Array.isArray(v) || v.length === 0) {
+      throw new RangeError(`Invalid config: ${name} must be a non-empty list, current value is ${JSON.stringify(v)}`);
+    }
+    v.forEach((k, i) => int(`${name}[${i}]`, k, 1));
+  };
+  objectiveList("data.testObjectives", c.data.testObjectives);
+  if (c.data.trainObjectives !== undefined) int("data.trainObjectives", c.data.trainObjectives, 1);
+  if (c.data.auxWorlds !== undefined) int("data.auxWorlds", c.data.auxWorlds, 0);
+  if (c.data.auxObjectives !== undefined) objectiveList("data.auxObjectives", c.data.auxObjectives);
   int("sft.steps", c.sft.steps, 0);
   int("sft.batchSize", c.sft.batchSize, 1);
   pos("sft.lr", c.sft.lr);

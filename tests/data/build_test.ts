@@ -27,7 +27,13 @@ Deno.test("buildData() writes a deterministic data directory that loadData() rea
 
 Deno.test("buildData() auxiliary worlds re-deal the main world's names with their own facts and corpus", async () => {
   const dir = await Deno.makeTempDir();
-  const m = await buildData(dir, 6, { trainCount: 12, testCount: 2, testObjectives: [1], auxWorlds: 2 });
+  const m = await buildData(dir, 6, {
+    trainCount: 12,
+    testCount: 2,
+    testObjectives: [1],
+    auxWorlds: 2,
+    auxObjectives: [1, 3],
+  });
   assert.equal(m.auxWorlds, 2);
   const data = await loadData(dir);
   assert.equal(data.aux.length, 2);
@@ -37,8 +43,10 @@ Deno.test("buildData() auxiliary worlds re-deal the main world's names with thei
     assert.deepEqual(a.corpus.map((d) => d.id).sort(), mainIds);
     assert.ok(a.corpus.filter((d) => mainText.has(d.text)).length < 10, "documents state new facts");
     assert.equal(a.train.length, 12);
+    assert.deepEqual(a.train.slice(0, 4).map((r) => r.targets.length), [1, 3, 1, 3], "auxObjectives are cycled");
     assert.equal(a.search.size, a.corpus.length);
     assert.ok(a.train.every((r) => encode(data.tokenizer, r.question).unknown === 0));
   }
   assert.notDeepEqual(data.aux[0]!.corpus, data.aux[1]!.corpus);
+  assert.ok(data.train.every((r) => r.targets.length === 2), "the main training set keeps trainObjectives (2)");
 });

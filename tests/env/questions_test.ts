@@ -22,6 +22,13 @@ Deno.test("buildQaSplits() is deterministic; test subjects never appear in train
   }
   assert.deepEqual([...a.test.keys()], [1, 2, 4, 6, 8]);
   assert.throws(() => buildQaSplits(w, { testFraction: 1 }), /testFraction must be in \(0, 1\)/);
+  const mixed = buildQaSplits(w, { seed: 3, trainCount: 5, testCount: 1, trainObjectives: [1, 2, 3] });
+  assert.deepEqual(mixed.train.map((q) => q.targets.length), [1, 2, 3, 1, 2]);
+  assert.throws(
+    () => buildQaSplits(w, { trainObjectives: [] }),
+    /trainObjectives must be positive integers, current value is \[\]/,
+  );
+  assert.throws(() => buildQaSplits(w, { trainObjectives: [2, 0] }), /current value is \[2,0\]/);
 });
 
 Deno.test("makeSubQuestion() follows 1- and 2-hop paths; every template is answerable", () => {

@@ -22,16 +22,22 @@ Deno.test("generateWorld() is deterministic per seed, consistent, and uses uniqu
   assert.throws(() => generateWorld(1, { people: 0 }), /people must be a positive integer/);
 });
 
-Deno.test("entityDocument() states every fact with its keyword next to the name", () => {
+Deno.test("entityDocument() states every fact as a `name keyword answer .` triple", () => {
   const w = generateWorld(2);
   for (const e of w.entities) {
     const doc = entityDocument(e);
-    assert.ok(doc.startsWith(`${e.name} is a ${e.type} .`));
-    for (const [rel, target] of Object.entries(e.facts)) {
-      assert.ok(doc.includes(target!), `${e.name}: ${rel} target missing`);
-      assert.ok(doc.includes(rel), `${e.name}: keyword ${rel} missing`);
-    }
+    const sentences = doc.split(" . ").map((s) => s.replace(/ \.$/, "").split(" "));
+    const facts = Object.entries(e.facts).map(([rel, target]) => [e.name, rel, target!]);
+    assert.deepEqual(sentences.slice(0, facts.length), facts, doc);
+    // distractors (2 by default) come after the facts and never use a relation keyword
+    assert.equal(sentences.length, facts.length + 2, doc);
+    for (const s of sentences.slice(facts.length)) assert.ok(!s.some((word) => word in RELATIONS), doc);
   }
+  const company = w.entities.find((e) => e.type === "company")!;
+  assert.equal(
+    entityDocument({ ...company, traits: [] }),
+    `${company.name} founder ${company.facts.founder} . ${company.name} headquarters ${company.facts.headquarters} .`,
+  );
   assert.equal(buildCorpus(w).length, 220);
 });
 

@@ -23,5 +23,18 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     /eval.questions \(99\) must be ≤ data.testCount/,
   );
   assert.throws(() => validateConfig({ ...PRESETS.quick, name: "a b" }), /name must be letters/);
+  assert.deepEqual(resolveConfig("quick", { data: { auxObjectives: [1, 3] } }).data.auxObjectives, [1, 3]);
+  assert.throws(
+    () => resolveConfig("quick", { data: { auxObjectives: [1, 0] } }),
+    /data.auxObjectives\[1\] must be an integer ≥ 1, current value is 0/,
+  );
+  assert.throws(
+    () => resolveConfig("quick", { data: { auxObjectives: [] } }),
+    /data.auxObjectives must be a non-empty list/,
+  );
+  assert.throws(
+    () => resolveConfig("quick", { data: { trainObjectives: 0 } }),
+    /data.trainObjectives must be an integer ≥ 1/,
+  );
   assert.notEqual(resolveConfig("quick"), PRESETS.quick, "a copy, never the frozen preset");
 });
