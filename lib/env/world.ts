@@ -266,6 +266,15 @@ export function generateWorld(
   return { seed, entities, byName: new Map(entities.map((e) => [e.name, e])) };
 }
 
+/** The relations each entity type states, in document order. */
+const FACT_ORDER: Readonly<Record<EntityType, readonly Relation[]>> = {
+  person: ["born"],
+  city: ["located"],
+  country: ["capital"],
+  company: ["founder", "headquarters"],
+  film: ["director"],
+};
+
 /**
  * The document that states an entity's facts, one `subject relation object`
  * triple per fact, so that the search query `subject relation` appears in the
@@ -283,8 +292,9 @@ export function generateWorld(
  * Why triples: the teacher's memory repeats the triple (`1 = sisim director
  * stepol`), so writing the answer is an induction copy (the word that followed
  * `sisim director` in the document), the circuit the warm-up forms. With
- * sentences ("the director of sisim is stepol") the first session's policy
- * wrote the answer into memory 29 % of the time, teacher-forced.
+ * sentences ("the director of sisim is stepol") and memory `1 = stepol`, the
+ * SFT policy wrote the answer into memory 29 % of the time (teacher-forced);
+ * with triples, 81 % of the names in memory.
  *
  * Source: one short passage per entity, as the Wikipedia corpus of Search-R1, written as
  * knowledge-base triples (subject, relation, object).
@@ -305,15 +315,6 @@ export function entityDocument(e: Entity): string {
   const extra = (e.traits ?? []).map(([t, n]) => `${e.name} is known for its ${t} ${n} .`);
   return [...facts, ...extra].join(" ");
 }
-
-/** The relations each entity type states, in document order. */
-const FACT_ORDER: Readonly<Record<EntityType, readonly Relation[]>> = {
-  person: ["born"],
-  city: ["located"],
-  country: ["capital"],
-  company: ["founder", "headquarters"],
-  film: ["director"],
-};
 
 /** A corpus document. */
 export interface CorpusDocument {
