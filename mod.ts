@@ -265,7 +265,14 @@ export {
 } from "./lib/train/policy_update.ts";
 export { rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
 export { episodeMetrics, explainedVariance, type MetricsRow } from "./lib/train/metrics.ts";
-export { type AgentSpec, evalMarkdown, type EvalRow, evaluateAgents } from "./lib/train/evaluate.ts";
+export {
+  AGENT_NAMES,
+  type AgentSpec,
+  evalMarkdown,
+  type EvalRow,
+  evaluateAgents,
+  runAgents,
+} from "./lib/train/evaluate.ts";
 export {
   researchCheck,
   researchCheckMarkdown,

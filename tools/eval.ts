@@ -2,8 +2,8 @@
 import { loadData } from "../lib/data/build.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { setBackend } from "../lib/backend/backend.ts";
-import { resolveConfig } from "../lib/train/config.ts";
-import { type AgentSpec, evalMarkdown, evaluateAgents } from "../lib/train/evaluate.ts";
+import { type Algorithm, resolveConfig } from "../lib/train/config.ts";
+import { evalMarkdown, evaluateAgents, runAgents } from "../lib/train/evaluate.ts";
 import { writeEvalFiles } from "../lib/train/pipeline.ts";
 import type { Model } from "../lib/model/params.ts";
 
@@ -24,13 +24,9 @@ const load = async (name: string) => {
   return m;
 };
 const sft = await load("sft");
-const names = { ppo: "PPO", grpo: "GRPO", mempo: "MemPO" } as const;
-const agents: AgentSpec[] = [{ name: "SFT", model: sft, contextPolicy: "full" }, {
-  name: "SFT",
-  model: sft,
-  contextPolicy: "memory",
-}];
-for (const a of config.rl.algorithms) agents.push({ name: names[a], model: await load(a), contextPolicy: "memory" });
+const trained = new Map<Algorithm, Model>();
+for (const a of config.rl.algorithms) trained.set(a, await load(a));
+const agents = runAgents(sft, trained, data.tokenizer);
 const t0 = performance.now();
 const rows = await evaluateAgents(
   agents,

@@ -1,7 +1,7 @@
 /**
- * SFT data: the scripted teacher's episodes, cut into per-turn training
- * sequences (the turn's context, then its tokens, loss on the tokens only),
- * exactly the sequences RL later trains on.
+ * SFT data: the scripted teacher's episodes as training sequences (each
+ * turn's context, then its tokens, loss on the tokens only), the contexts RL
+ * later trains on; turns that extend one another share one sequence.
  *
  * @module
  */
@@ -39,31 +39,62 @@ export function tasksFromRecords(records: readonly QaRecord[], groupOffset = 0):
 }
 
 /**
- * Per-turn training sequences of episodes: `context + sampled`, loss mask
+ * Training sequences of episodes: each turn's `context + sampled`, loss mask
  * 0 on the context (prompt, forced prefix, history, tool output), 1 on the
- * sampled tokens.
+ * sampled tokens. A turn whose context extends the previous sequence (every
+ * turn of a full-history episode; the second turn of a memory episode) is
+ * appended to it instead of repeating the prefix:
+ *
+ * ```text
+ * per turn:  [c₁ a₁] [c₁ a₁ t₁ a₂] [c₁ a₁ t₁ a₂ t₂ a₃]     Σ tokens O(T²)
+ * packed:    [c₁ a₁ t₁ a₂ t₂ a₃]   (loss on a₁ a₂ a₃)      Σ tokens O(T)
+ * ```
+ *
+ * Both give every sampled token the same logits (a causal model sees the same
+ * prefix at the same positions), so the loss terms are the same; packing only
+ * removes repeated work (standard multi-turn SFT).
  *
  * Source: MiniMind agent SFT (loss on assistant tokens only); MemPO trains per-turn sequences.
  *
  * @param episodes Finished episodes.
- * @returns One sequence per turn that produced tokens.
+ * @returns One sequence per maximal run of turns whose contexts extend each other.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { turnSequences } from "./demos.ts";
  *
- * const ep = { turns: [{ context: [1, 2], sampled: [3, 4] }] } as never;
- * assert.deepEqual(turnSequences([ep]), [{ tokens: [1, 2, 3, 4], lossMask: [0, 0, 1, 1] }]);
+ * const ep = { turns: [{ context: [1, 2], sampled: [3, 4] }, { context: [1, 2, 3, 4, 5], sampled: [6] }, { context: [1, 7], sampled: [8] }] } as never;
+ * assert.deepEqual(turnSequences([ep]), [
+ *   { tokens: [1, 2, 3, 4, 5, 6], lossMask: [0, 0, 1, 1, 0, 1] },
+ *   { tokens: [1, 7, 8], lossMask: [0, 0, 1] },
+ * ]);
  * ```
  */
 export function turnSequences(episodes: readonly Episode[]): LmSequence[] {
-  return episodes.flatMap((e) =>
-    e.turns.filter((t) => t.sampled.length > 0).map((t) => ({
-      tokens: [...t.context, ...t.sampled],
-      lossMask: [...t.context.map(() => 0), ...t.sampled.map(() => 1)],
-    }))
-  );
+  const out: LmSequence[] = [];
+  for (const e of episodes) {
+    let current: { tokens: number[]; lossMask: number[] } | undefined;
+    for (const t of e.turns) {
+      if (t.sampled.length === 0) continue;
+      if (current && extends_(t.context, current.tokens)) {
+        current.lossMask.push(...t.context.slice(current.tokens.length).map(() => 0), ...t.sampled.map(() => 1));
+        current.tokens.push(...t.context.slice(current.tokens.length), ...t.sampled);
+      } else {
+        current = {
+          tokens: [...t.context, ...t.sampled],
+          lossMask: [...t.context.map(() => 0), ...t.sampled.map(() => 1)],
+        };
+        out.push(current);
+      }
+    }
+  }
+  return out;
+}
+
+/** Whether `tokens` starts with `prefix`. */
+function extends_(tokens: readonly number[], prefix: readonly number[]): boolean {
+  return tokens.length >= prefix.length && prefix.every((id, i) => tokens[i] === id);
 }
 
 /** Options of {@linkcode teacherDemonstrations}. */
@@ -76,7 +107,7 @@ export interface DemoOptions {
   seed: number;
   /** Context policies to demonstrate under. @default ["memory", "full"] */
   policies?: ContextPolicy[];
-  /** Turn limit. @default 8 */
+  /** Turn limit (the teacher needs Σ hops + 1 turns: 17 for 8 two-hop objectives). @default 40 */
   maxTurns?: number;
   /** The model's positions: contexts are cut (oldest turns first) to fit. @default 2048 */
   maxPositions?: number;
@@ -88,7 +119,7 @@ export interface DemoOptions {
 
 /**
  * Runs the teacher on training questions under each context policy and
- * returns the per-turn sequences (and the episodes, for statistics). The
+ * returns their training sequences (and the episodes, for statistics). The
  * questions come in equal shares from the main world and each auxiliary
  * world (searched in its own corpus).
  *
@@ -108,7 +139,8 @@ export interface DemoOptions {
  * await buildData(dir, 1, { trainCount: 8, testCount: 1 });
  * const { sequences, episodes } = await teacherDemonstrations(await loadData(dir), { count: 8, dropProbability: 0, seed: 1 });
  * assert.equal(episodes.length, 8);
- * assert.ok(sequences.length >= 24);
+ * // 4 memory episodes of ≥ 3 turns (≥ 2 sequences each), 4 full-history episodes (1 each)
+ * assert.ok(sequences.length >= 12);
  * ```
  */
 export async function teacherDemonstrations(
@@ -120,7 +152,7 @@ export async function teacherDemonstrations(
     dropProbability,
     seed,
     policies = ["memory", "full"],
-    maxTurns = 8,
+    maxTurns = 40,
     maxPositions = 2048,
     maxTurnTokens = 64,
   } = options;

@@ -1,26 +1,88 @@
 /**
  * Evaluation: each agent (a model and a context policy) on each test set,
  * greedy decoding; mean EM, mean F1, format-valid rate, mean total tokens and
- * mean peak context per episode.
+ * mean peak context per episode. The scripted teacher runs beside the models
+ * as the ceiling: what a perfect policy scores and spends under each context
+ * policy.
  *
  * @module
  */
 import type { LoadedData } from "../data/build.ts";
 import type { Model } from "../model/params.ts";
 import type { ContextPolicy } from "../env/context.ts";
-import { runEpisodes } from "../env/rollout.ts";
+import { type AgentPolicy, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
+import { createTeacher } from "../env/teacher.ts";
+import type { Tokenizer } from "../text/tokenizer.ts";
 import { tasksFromRecords } from "./demos.ts";
-import type { EvalConfig } from "./config.ts";
+import type { Algorithm, EvalConfig } from "./config.ts";
 
-/** An agent to evaluate. */
-export interface AgentSpec {
-  /** Row label (e.g. `MemPO`). */
-  name: string;
-  /** Its weights. */
-  model: Model;
-  /** Its context policy. */
-  contextPolicy: ContextPolicy;
+/** An agent to evaluate: a model (greedy) or a scripted policy. */
+export type AgentSpec =
+  & {
+    /** Row label (e.g. `MemPO`). */
+    name: string;
+    /** Its context policy. */
+    contextPolicy: ContextPolicy;
+  }
+  & (
+    | {
+      /** Its weights. */
+      model: Model;
+    }
+    | {
+      /** A scripted policy (the teacher). */
+      policy: AgentPolicy;
+      /** Context positions it runs with (the models' `maxPositions`, for the same truncation). */
+      maxPositions: number;
+    }
+  );
+
+/** Names of the RL algorithms' agents in the tables. */
+export const AGENT_NAMES: Readonly<Record<Algorithm, string>> = { ppo: "PPO", grpo: "GRPO", mempo: "MemPO" };
+
+/**
+ * The evaluated agents of a run: the teacher (full and memory context, the
+ * ceiling), SFT with full and with memory context, and each RL policy with
+ * memory context.
+ *
+ * Source: MemPO's comparison (full-context baseline, GRPO, MemPO); MEM1's
+ * evaluation of the same model under both contexts.
+ *
+ * @param sft The SFT model.
+ * @param trained RL policies by algorithm, in table order.
+ * @param tokenizer The tokenizer (the teacher writes its turns with it).
+ * @returns The agents, in table order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer } from "../text/tokenizer.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { runAgents } from "./evaluate.ts";
+ *
+ * const tok = buildTokenizer(["q"]);
+ * const m = createModel(modelPreset("tiny", tok.size), { seed: 0 });
+ * const agents = runAgents(m, new Map([["mempo", m]]), tok);
+ * assert.deepEqual(agents.map((a) => `${a.name} ${a.contextPolicy}`), ["Teacher full", "Teacher memory", "SFT full", "SFT memory", "MemPO memory"]);
+ * m.dispose();
+ * ```
+ */
+export function runAgents(
+  sft: Model,
+  trained: ReadonlyMap<Algorithm, Model>,
+  tokenizer: Tokenizer,
+): AgentSpec[] {
+  const teacher = createTeacher(tokenizer, { dropProbability: 0 });
+  const maxPositions = sft.config.maxPositions;
+  return [
+    { name: "Teacher", policy: teacher, maxPositions, contextPolicy: "full" },
+    { name: "Teacher", policy: teacher, maxPositions, contextPolicy: "memory" },
+    { name: "SFT", model: sft, contextPolicy: "full" },
+    { name: "SFT", model: sft, contextPolicy: "memory" },
+    ...[...trained].map(([a, model]) => ({ name: AGENT_NAMES[a], model, contextPolicy: "memory" as const })),
+  ];
 }
 
 /** One cell of the evaluation table. */
@@ -75,13 +137,15 @@ export async function evaluateAgents(
 ): Promise<EvalRow[]> {
   const rows: EvalRow[] = [];
   for (const agent of agents) {
-    const policy = modelPolicy(agent.model, { padId: data.tokenizer.padId, temperature: 0, batchSize: 32 });
+    const policy = "model" in agent
+      ? modelPolicy(agent.model, { padId: data.tokenizer.padId, temperature: 0, batchSize: 32 })
+      : agent.policy;
     for (const [objectives, records] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
       const eps = await runEpisodes(policy, tasksFromRecords(records.slice(0, config.questions)), data, {
         contextPolicy: agent.contextPolicy,
         maxTurns: config.maxTurns,
         maxTurnTokens: config.maxTurnTokens,
-        maxPositions: agent.model.config.maxPositions,
+        maxPositions: "model" in agent ? agent.model.config.maxPositions : agent.maxPositions,
         seed: 0,
       });
       const n = Math.max(1, eps.length);

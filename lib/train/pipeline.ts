@@ -18,7 +18,7 @@ import type { Algorithm, ExperimentConfig } from "./config.ts";
 import { teacherDemonstrations } from "./demos.ts";
 import { trainSft } from "./sft_trainer.ts";
 import { rlStep } from "./rl_trainer.ts";
-import { type AgentSpec, evalMarkdown, type EvalRow, evaluateAgents } from "./evaluate.ts";
+import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "./evaluate.ts";
 import type { MetricsRow } from "./metrics.ts";
 import { researchCheck, researchCheckMarkdown } from "./research_check.ts";
 import { copyAccuracy, type CopyDiagnostic, copyDiagnosticMarkdown } from "./copy_diagnostic.ts";
@@ -62,8 +62,6 @@ export interface PipelineResult {
   /** Seconds per stage. */
   timings: Record<string, number>;
 }
-
-const AGENT_NAMES: Record<Algorithm, string> = { ppo: "PPO", grpo: "GRPO", mempo: "MemPO" };
 
 async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
@@ -342,15 +340,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 
   // evaluation
   t = clock();
-  const agents: AgentSpec[] = [
-    { name: "SFT", model: sft, contextPolicy: "full" },
-    { name: "SFT", model: sft, contextPolicy: "memory" },
-    ...config.rl.algorithms.map((a) => ({
-      name: AGENT_NAMES[a],
-      model: trained.get(a)!,
-      contextPolicy: "memory" as const,
-    })),
-  ];
+  const agents = runAgents(sft, new Map(config.rl.algorithms.map((a) => [a, trained.get(a)!])), data.tokenizer);
   const total = agents.length * data.test.size;
   let done = 0;
   const rows = await evaluateAgents(agents, data, config.eval, (r) => {
@@ -375,8 +365,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   });
   const names = new Set(data.corpus.map((d) => d.id));
   const diagnostic: CopyDiagnostic = { objectives: k, agents: {} };
-  for (const a of agents.filter((a, i) => agents.findIndex((b) => b.model === a.model) === i)) {
-    diagnostic.agents[a.name] = await copyAccuracy(a.model, data.tokenizer, names, probe);
+  for (const a of agents) {
+    if ("model" in a && !(a.name in diagnostic.agents)) {
+      diagnostic.agents[a.name] = await copyAccuracy(a.model, data.tokenizer, names, probe);
+    }
   }
   timings.eval = clock() - t;
   await writeEvalFiles(outDir, rows, timings, diagnostic);
@@ -430,6 +422,8 @@ export async function writeEvalFiles(
     "# Evaluation",
     "",
     "Greedy decoding. Cells: mean EM / mean F1 / mean total tokens per episode / mean peak context tokens.",
+    "The teacher rows are the scripted teacher without drops: the ceiling, and the tokens a perfect policy",
+    "spends under each context policy.",
     "",
     evalMarkdown(rows),
     "",

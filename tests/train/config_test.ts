@@ -36,5 +36,10 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     () => resolveConfig("quick", { data: { trainObjectives: 0 } }),
     /data.trainObjectives must be an integer ≥ 1/,
   );
+  assert.deepEqual(resolveConfig("quick", { data: { trainObjectives: [1, 2] } }).data.trainObjectives, [1, 2]);
+  assert.throws(
+    () => resolveConfig("quick", { data: { trainObjectives: [2, 1.5] } }),
+    /data.trainObjectives\[1\] must be an integer ≥ 1, current value is 1.5/,
+  );
   assert.notEqual(resolveConfig("quick"), PRESETS.quick, "a copy, never the frozen preset");
 });

@@ -2,18 +2,26 @@ import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { tasksFromRecords, teacherDemonstrations, turnSequences } from "../../lib/train/demos.ts";
 import { decode } from "../../lib/text/tokenizer.ts";
+import { createModel } from "../../lib/model/params.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { scoreContinuations } from "../../lib/model/score.ts";
+import { assertAllClose } from "../../lib/testing/all_close.ts";
 
-Deno.test("teacherDemonstrations(): per-turn sequences, loss only on the teacher's tokens, both context policies", async () => {
+Deno.test("teacherDemonstrations(): loss only on the teacher's tokens, both context policies, full-history turns packed", async () => {
   const dir = await Deno.makeTempDir();
   await buildData(dir, 14, { trainCount: 10, testCount: 1 });
   const data = await loadData(dir);
   const { sequences, episodes } = await teacherDemonstrations(data, { count: 10, dropProbability: 0, seed: 2 });
   assert.equal(episodes.length, 10);
   assert.ok(episodes.every((e) => e.reward === 1));
-  assert.equal(sequences.length, episodes.reduce((a, e) => a + e.turns.length, 0));
+  // full-history episodes pack into one sequence; memory episodes into T − 1 (turn 2 extends turn 1)
+  const turns = (es: typeof episodes) => es.reduce((a, e) => a + e.turns.length, 0);
+  assert.equal(sequences.length, 5 + turns(episodes.slice(0, 5)) - 5);
+  const lossTokens = sequences.reduce((a, s) => a + s.lossMask.filter((m) => m === 1).length, 0);
+  assert.equal(lossTokens, episodes.reduce((a, e) => a + e.turns.reduce((b, t) => b + t.sampled.length, 0), 0));
   for (const s of sequences) {
     const first = s.lossMask.indexOf(1);
-    assert.ok(first > 0 && s.lossMask.slice(first).every((m) => m === 1), "context 0s then turn 1s");
+    assert.ok(first > 0 && s.lossMask.at(-1) === 1, "context first, a turn's tokens last");
     assert.ok(
       decode(data.tokenizer, s.tokens.slice(0, first)).endsWith("<|assistant|> <mem>"),
       "forced prefix is context",
@@ -39,4 +47,36 @@ Deno.test("teacherDemonstrations() draws equal shares from the main and auxiliar
   const aux = new Set(data.aux[0]!.train.map((r) => r.question));
   assert.equal(questions.filter((q) => main.has(q) && !aux.has(q)).length, 4);
   assert.equal(questions.filter((q) => aux.has(q) && !main.has(q)).length, 4);
+});
+
+Deno.test("turnSequences(): a packed full-history episode gives every teacher token the log-prob it has in its own turn", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 16, { trainCount: 4, testCount: 1, testObjectives: [1], trainObjectives: 2 });
+  const data = await loadData(dir);
+  const { episodes } = await teacherDemonstrations(data, { count: 2, dropProbability: 0, seed: 1, policies: ["full"] });
+  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 3 });
+  for (const e of episodes) {
+    const [packed, ...rest] = turnSequences([e]);
+    assert.equal(rest.length, 0, "one sequence per full-history episode");
+    const perTurn =
+      (await scoreContinuations(model, e.turns.map((t) => ({ context: t.context, continuation: t.sampled })), {
+        padId: data.tokenizer.padId,
+      })).flat();
+    const whole = (await scoreContinuations(
+      model,
+      [{ context: packed!.tokens.slice(0, 1), continuation: packed!.tokens.slice(1) }],
+      {
+        padId: data.tokenizer.padId,
+      },
+    ))[0]!.filter((_, i) => packed!.lossMask[i + 1] === 1);
+    assert.ok(perTurn.length >= 6, `a 2-objective episode has several turns' tokens (${perTurn.length})`);
+    assertAllClose(whole, perTurn, { rtol: 1e-4, atol: 1e-5 });
+    const last = e.turns.at(-1)!;
+    assert.equal(
+      packed!.tokens.length,
+      last.context.length + last.sampled.length,
+      "the last turn's sequence holds all",
+    );
+  }
+  model.dispose();
 });

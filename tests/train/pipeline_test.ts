@@ -35,10 +35,20 @@ Deno.test("pipeline (quick): completes and writes config, metrics, checkpoints, 
     assert.ok(await Deno.stat(`${full}/${f}`).then(() => true, () => false), `missing ${f}`);
   }
   const md = await Deno.readTextFile(`${full}/eval.md`);
-  for (const agent of ["SFT (full)", "SFT (memory)", "MemPO (memory)", "GRPO (memory)"]) {
+  for (
+    const agent of [
+      "Teacher (full)",
+      "Teacher (memory)",
+      "SFT (full)",
+      "SFT (memory)",
+      "MemPO (memory)",
+      "GRPO (memory)",
+    ]
+  ) {
     assert.ok(md.includes(agent), agent);
   }
-  assert.equal(result.eval!.length, 4 * config.data.testObjectives.length);
+  assert.equal(result.eval!.length, 6 * config.data.testObjectives.length);
+  assert.ok(result.eval!.filter((r) => r.agent === "Teacher").every((r) => r.f1 === 1), "the teacher is the ceiling");
   assert.equal(tf.memory().numTensors, tensorsBefore, "the pipeline frees every tensor it made");
 });
 

@@ -47,6 +47,12 @@ Deno.test("researchCheck(): each claim at each objective count ≥ 4, from the t
   assert.equal(claims[2]!.detail, "400 vs 1200 (0.33×)");
   assert.equal(claims[7]!.detail, "190 vs 900 (0.21×)");
   assert.deepEqual(researchCheck(rows, { minObjectives: 8 }).map((c) => c.objectives), [8, 8, 8, 8]);
+  // with the teacher's rows, the token claims also show the ratio a perfect policy reaches
+  const teacher = [row("Teacher", "full", 4, 1, 1000, 400), row("Teacher", "memory", 4, 1, 600, 100)];
+  const withTeacher = researchCheck([...rows, ...teacher]);
+  assert.equal(withTeacher[2]!.detail, "400 vs 1200 (0.33×; teacher 0.60×)");
+  assert.equal(withTeacher[3]!.detail, "120 vs 600 (0.20×; teacher 0.25×)");
+  assert.equal(withTeacher[6]!.detail, "1100 vs 3000 (0.37×)", "no teacher rows at 8");
   assert.equal(researchCheck(rows, { totalRatio: 0.4 })[6]!.holds, true);
   // missing agents leave their claims out
   assert.deepEqual(researchCheck(rows.filter((r) => r.agent !== "GRPO")).map((c) => c.claim.slice(0, 14)), [
