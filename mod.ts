@@ -287,6 +287,7 @@ export {
   labelPositions,
 } from "./lib/train/copy_diagnostic.ts";
 export {
+  ensureData,
   type PipelineOptions,
   type PipelineResult,
   type ProgressEvent,

@@ -7,17 +7,12 @@ import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { createAdamW } from "../lib/train/adamw.ts";
 import { resolveConfig } from "../lib/train/config.ts";
 import { rlStep } from "../lib/train/rl_trainer.ts";
-import { buildData, loadData } from "../lib/data/build.ts";
+import { ensureData } from "../lib/train/pipeline.ts";
 
 /** Seconds of one MemPO step of the default preset, and which policy was used. */
 export async function measureRlStep(): Promise<{ seconds: number; policy: string }> {
   const config = resolveConfig("default");
-  const dataDir = "data/default";
-  const manifest = await Deno.readTextFile(`${dataDir}/manifest.json`).then(JSON.parse, () => undefined);
-  if (JSON.stringify(manifest?.options) !== JSON.stringify({ seed: config.seed, ...config.data })) {
-    await buildData(dataDir, config.seed, { ...config.data });
-  }
-  const data = await loadData(dataDir);
+  const data = await ensureData({ ...config, dataDir: "data/default" });
   const ckpt = "runs/default/sft";
   const fromCheckpoint = await Deno.stat(`${ckpt}/config.json`).then(() => true, () => false);
   const policy = fromCheckpoint

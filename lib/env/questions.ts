@@ -16,23 +16,29 @@ export interface Template {
   text: string;
 }
 
-/** All templates, by subject type. */
+/**
+ * All templates, by subject type. Every wording starts with the subject, so
+ * in `k : {x} …` the name the agent must look up follows the objective's
+ * number, where a one-token induction copy finds it. (With the subject inside
+ * the clause, `in which city was the director of {x} born ?`, the SFT policy
+ * named the next objective's entity 60 % of the time under teacher forcing.)
+ */
 export const TEMPLATES: Readonly<Record<EntityType, readonly Template[]>> = Object.freeze({
   person: [
-    { path: ["born"], text: "in which city was {x} born ?" },
-    { path: ["born", "located"], text: "in which country was {x} born ?" },
+    { path: ["born"], text: "{x} was born in which city ?" },
+    { path: ["born", "located"], text: "{x} was born in which country ?" },
   ],
-  city: [{ path: ["located"], text: "in which country is {x} ?" }],
-  country: [{ path: ["capital"], text: "what is the capital of {x} ?" }],
+  city: [{ path: ["located"], text: "{x} is in which country ?" }],
+  country: [{ path: ["capital"], text: "{x} has which capital ?" }],
   company: [
-    { path: ["founder"], text: "who founded {x} ?" },
-    { path: ["headquarters"], text: "where is {x} headquartered ?" },
-    { path: ["founder", "born"], text: "in which city was the founder of {x} born ?" },
-    { path: ["headquarters", "located"], text: "in which country is {x} headquartered ?" },
+    { path: ["founder"], text: "{x} was founded by whom ?" },
+    { path: ["headquarters"], text: "{x} is headquartered where ?" },
+    { path: ["founder", "born"], text: "{x} was founded by someone born in which city ?" },
+    { path: ["headquarters", "located"], text: "{x} is headquartered in which country ?" },
   ],
   film: [
-    { path: ["director"], text: "who directed {x} ?" },
-    { path: ["director", "born"], text: "in which city was the director of {x} born ?" },
+    { path: ["director"], text: "{x} was directed by whom ?" },
+    { path: ["director", "born"], text: "{x} was directed by someone born in which city ?" },
   ],
 });
 

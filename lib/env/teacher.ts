@@ -61,7 +61,7 @@ export interface TeacherTurn {
  * import assert from "node:assert/strict";
  * import { teacherTurn } from "./teacher.ts";
  *
- * const q = [{ text: "in which city was zorbex born ?", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
+ * const q = [{ text: "zorbex was born in which city ?", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
  * assert.deepEqual(teacherTurn(q, 0, new Set()), { mem: "none", think: "1 : zorbex born", action: "search", content: "zorbex born" });
  * assert.deepEqual(teacherTurn(q, 1, new Set()), { mem: "1 = zorbex born kalmar", think: "answer", action: "answer", content: "kalmar" });
  * ```

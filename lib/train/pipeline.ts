@@ -67,8 +67,26 @@ async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
 }
 
-async function ensureData(config: ExperimentConfig): Promise<LoadedData> {
-  // the data directory is reused only when this generator wrote it from exactly this seed and data config
+/**
+ * The run's data: `config.dataDir` when this generator (`DATA_VERSION`) wrote
+ * it from exactly this seed and data config, else built anew there.
+ *
+ * @param config The experiment config (`dataDir`, `seed`, `data`).
+ * @returns The loaded data.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "./config.ts";
+ * import { ensureData } from "./pipeline.ts";
+ *
+ * const config = resolveConfig("quick", { dataDir: await Deno.makeTempDir() });
+ * const first = await ensureData(config);
+ * const again = await ensureData(config); // reused, not rebuilt
+ * assert.deepEqual(again.train[0], first.train[0]);
+ * ```
+ */
+export async function ensureData(config: ExperimentConfig): Promise<LoadedData> {
   const manifestPath = `${config.dataDir}/manifest.json`;
   const wanted = JSON.stringify({ seed: config.seed, ...config.data });
   if (await exists(manifestPath)) {
