@@ -71,7 +71,7 @@ async function exists(path: string): Promise<boolean> {
  * The run's data: `config.dataDir` when this generator (`DATA_VERSION`) wrote
  * it from exactly this seed and data config, else built anew there.
  *
- * Source: nanoGPT `data/*/prepare.py` (prepare the files once, train from them); verl reads preprocessed Parquet.
+ * Source: nanoGPT `data/<dataset>/prepare.py` (prepare the files once, train from them); verl reads preprocessed Parquet.
  *
  * @param config The experiment config (`dataDir`, `seed`, `data`).
  * @returns The loaded data.
