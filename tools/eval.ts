@@ -16,6 +16,14 @@ const saved = JSON.parse(await Deno.readTextFile(`${dir}/config.json`));
 const { preset, ...overrides } = saved;
 const config = resolveConfig(preset, overrides);
 await setBackend(config.backend);
+// the checkpoints' token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
+const runTokenizer = await Deno.readTextFile(`${dir}/tokenizer.json`).catch(() => undefined);
+if (runTokenizer !== undefined && runTokenizer !== await Deno.readTextFile(`${config.dataDir}/tokenizer.json`)) {
+  console.error(
+    `Cannot evaluate ${dir}: ${config.dataDir}/tokenizer.json differs from the run's tokenizer.json (the data was rebuilt since training); train the run again`,
+  );
+  Deno.exit(1);
+}
 const data = await loadData(config.dataDir);
 const models: Model[] = [];
 const load = async (name: string) => {

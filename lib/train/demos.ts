@@ -78,8 +78,9 @@ export function turnSequences(episodes: readonly Episode[]): LmSequence[] {
     for (const t of e.turns) {
       if (t.sampled.length === 0) continue;
       if (current && extends_(t.context, current.tokens)) {
-        current.lossMask.push(...t.context.slice(current.tokens.length).map(() => 0), ...t.sampled.map(() => 1));
-        current.tokens.push(...t.context.slice(current.tokens.length), ...t.sampled);
+        const gap = t.context.slice(current.tokens.length); // the tool output and the next forced prefix
+        current.lossMask.push(...gap.map(() => 0), ...t.sampled.map(() => 1));
+        current.tokens.push(...gap, ...t.sampled);
       } else {
         current = {
           tokens: [...t.context, ...t.sampled],

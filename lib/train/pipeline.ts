@@ -2,7 +2,8 @@
  * `deno task train`: data → SFT → RL (each algorithm from the SFT weights) →
  * evaluation, every stage resumable from its checkpoint, everything seeded.
  *
- * Output in `outDir`: `config.json`, `metrics.jsonl` (one line per step),
+ * Output in `outDir`: `config.json`, `tokenizer.json` (the data's, which the
+ * checkpoints' token ids refer to), `metrics.jsonl` (one line per step),
  * `sft/`, `<algorithm>/` checkpoints, `eval.json`, `eval.md`, `eval_f1.svg`,
  * `eval_tokens.svg`.
  *
@@ -83,9 +84,15 @@ async function exists(path: string): Promise<boolean> {
  * import { ensureData } from "./pipeline.ts";
  *
  * const config = resolveConfig("quick", { dataDir: await Deno.makeTempDir() });
- * const first = await ensureData(config);
- * const again = await ensureData(config); // reused, not rebuilt
- * assert.deepEqual(again.train[0], first.train[0]);
+ * const written = async () => (await Deno.stat(`${config.dataDir}/manifest.json`)).mtime!.getTime();
+ * await ensureData(config);
+ * const first = await written();
+ * await new Promise((r) => setTimeout(r, 20));
+ * await ensureData(config); // same seed, data config and generator: reused
+ * assert.equal(await written(), first);
+ * const other = await ensureData({ ...config, data: { ...config.data, trainCount: 7 } }); // rebuilt
+ * assert.equal(other.train.length, 7);
+ * assert.ok(await written() > first);
  * ```
  */
 export async function ensureData(config: ExperimentConfig): Promise<LoadedData> {
@@ -155,6 +162,15 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   let t = clock();
   progress({ stage: "data", step: 0, total: 1, info: {} });
   const data = await ensureData(config);
+  // the checkpoints' token ids belong to this tokenizer: it travels with the run (`deno task eval` checks it)
+  const tokenizerText = await Deno.readTextFile(`${config.dataDir}/tokenizer.json`);
+  const runTokenizer = `${outDir}/tokenizer.json`;
+  if (resume && (await exists(runTokenizer)) && (await Deno.readTextFile(runTokenizer)) !== tokenizerText) {
+    throw new Error(
+      `Cannot resume ${outDir}: ${config.dataDir}/tokenizer.json differs from the run's tokenizer.json (the data was rebuilt)`,
+    );
+  }
+  await Deno.writeTextFile(runTokenizer, tokenizerText);
   timings.data = clock() - t;
   const modelConfig = modelPreset(config.model, data.tokenizer.size);
   const checkpointState = async (dir: string) =>

@@ -22,6 +22,7 @@ Deno.test("pipeline (quick): completes and writes config, metrics, checkpoints, 
   for (
     const f of [
       "config.json",
+      "tokenizer.json",
       "metrics.jsonl",
       "eval.json",
       "eval.md",
@@ -95,4 +96,16 @@ Deno.test("pipeline (quick): an RL run interrupted and resumed from its checkpoi
   const a = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).rows;
   const b = JSON.parse(await Deno.readTextFile(`${full}/eval.json`)).rows;
   assert.deepEqual(a, b);
+});
+
+Deno.test("pipeline: resuming a run whose data was rebuilt with another tokenizer fails before any training", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/tokenizer.json`, "{}");
+  await Deno.writeTextFile(`${dir}/metrics.jsonl`, "");
+  await assert.rejects(
+    () => runPipeline({ config, outDir: dir, resume: true }),
+    /Cannot resume .*tokenizer.json differs from the run's tokenizer.json/,
+  );
+  assert.equal(await Deno.readTextFile(`${dir}/tokenizer.json`), "{}", "the run's tokenizer is kept");
+  assert.equal(await Deno.readTextFile(`${dir}/metrics.jsonl`), "", "nothing was trained");
 });
