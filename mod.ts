@@ -34,6 +34,7 @@ export {
   type BackendName,
   getBackend,
   loadNodeBackend,
+  releaseBackend,
   setBackend,
   webgpuAvailable,
 } from "./lib/backend/backend.ts";

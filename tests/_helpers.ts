@@ -1,7 +1,7 @@
 // Shared test helpers: leak checks, backend loops, seeded fixtures, finite differences.
 import assert from "node:assert/strict";
 import { tf } from "../lib/tf.ts";
-import { type BackendName, setBackend, webgpuAvailable } from "../lib/backend/backend.ts";
+import { type BackendName, releaseBackend, setBackend, webgpuAvailable } from "../lib/backend/backend.ts";
 import { createRng } from "../lib/random.ts";
 
 /** Runs `fn` once to warm up, then asserts a second run leaves no new tensors. */
@@ -20,10 +20,17 @@ export async function assertNoTensorLeakAsync(fn: () => Promise<unknown>): Promi
   assert.equal(tf.memory().numTensors, before, "tensor count changed across calls");
 }
 
+/**
+ * `MEMPO_SKIP_WEBGPU=1` keeps the GPU driver out of this process: `deno task test` sets it for the
+ * main suite and runs the tests named "across backends" / "webgpu backend" again, with webgpu, in a
+ * process of their own.
+ */
+export const SKIP_WEBGPU = Deno.env.get("MEMPO_SKIP_WEBGPU") === "1";
+
 /** Backends to compare: cpu and wasm always, webgpu where an adapter exists. */
 export async function parityBackends(): Promise<BackendName[]> {
   const names: BackendName[] = ["wasm", "cpu"];
-  if (Deno.env.get("MEMPO_SKIP_WEBGPU") !== "1" && (await webgpuAvailable())) names.push("webgpu");
+  if (!SKIP_WEBGPU && (await webgpuAvailable())) names.push("webgpu");
   return names;
 }
 
@@ -37,7 +44,7 @@ export async function readAll<K extends string>(
   return out;
 }
 
-/** Runs `fn` (which returns tensors) on each backend and reads the results; restores wasm. */
+/** Runs `fn` (which returns tensors) on each backend and reads the results; restores wasm and frees webgpu's device. */
 export async function onBackends<K extends string>(
   names: BackendName[],
   fn: () => Record<K, tf.Tensor>,
@@ -50,6 +57,7 @@ export async function onBackends<K extends string>(
     }
   } finally {
     await setBackend("wasm");
+    if (names.includes("webgpu")) await releaseBackend("webgpu");
   }
   return out;
 }

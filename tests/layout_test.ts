@@ -47,3 +47,26 @@ Deno.test("layout: lib never imports mod.ts, never calls Math.random, has no uti
     }
   }
 });
+
+Deno.test("layout: every webgpu parity test is where `deno task test` reruns it with webgpu", async () => {
+  // tools/test.ts keeps webgpu out of the main suite and reruns, with it, the tests named
+  // "across backends" in tests/{backend,loss,tensor}/: a parity test elsewhere would never meet the GPU.
+  const runner = await Deno.readTextFile(new URL("tools/test.ts", root));
+  assert.match(runner, /"tests\/backend\/", "tests\/loss\/", "tests\/tensor\/"/);
+  let found = 0;
+  for (const f of await walk(new URL("tests/", root))) {
+    if (f === "layout_test.ts") continue;
+    const text = await Deno.readTextFile(new URL(`tests/${f}`, root));
+    for (const m of text.matchAll(/Deno\.test\((?:\{\s*name: )?"([^"]+)"[\s\S]*?(?=Deno\.test\(|$)/g)) {
+      if (!m[0].includes("parityBackends()")) continue;
+      found += 1;
+      assert.match(f, /^(backend|loss|tensor)\//, `tests/${f}: "${m[1]}" compares backends outside the parity folders`);
+      assert.match(
+        m[1]!,
+        /across backends/,
+        `tests/${f}: "${m[1]}" compares backends but is not named "across backends"`,
+      );
+    }
+  }
+  assert.ok(found >= 9, `only ${found} parity tests found`);
+});

@@ -144,6 +144,57 @@ export async function setBackend(name: BackendName): Promise<BackendName> {
 }
 
 /**
+ * Frees an inactive backend: disposes its tensors and kernels' state and, for
+ * `webgpu`, destroys its `GPUDevice`, so no GPU work or driver thread outlives
+ * its use. The backend stays registered: a later {@linkcode setBackend} builds
+ * it afresh. A backend that was never initialised is left as it is. Tensors
+ * still held on it become unusable: read and dispose them first.
+ *
+ * Why: a process that ends with a live device leaves the driver's threads
+ * (Mesa's lavapipe runs several) to race the process's exit handlers.
+ *
+ * Source: TensorFlow.js `tf.removeBackend`, `tf.registerBackend`;
+ * WebGPU `GPUDevice.destroy` (W3C WebGPU §4.4).
+ *
+ * @param name The backend to free; must not be the active one.
+ * @returns `true` when an initialised backend was freed.
+ *
+ * @example Freeing the reference backend after a comparison
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { releaseBackend, setBackend } from "./backend.ts";
+ *
+ * await setBackend("cpu");
+ * await setBackend("wasm");
+ * assert.equal(await releaseBackend("cpu"), true);
+ * assert.equal(await releaseBackend("cpu"), false); // nothing left to free
+ * assert.equal(await setBackend("cpu"), "cpu"); // rebuilt on demand
+ * await setBackend("wasm");
+ * ```
+ */
+export async function releaseBackend(name: BackendName): Promise<boolean> {
+  const registered = name === "tensorflow-gpu" ? "tensorflow" : name;
+  if (tf.getBackend() === registered) {
+    throw new Error(
+      `Cannot release backend: name is the active backend, current value is ${JSON.stringify(name)}; ` +
+        "setBackend() another one first",
+    );
+  }
+  const engine = tf.engine() as unknown as {
+    registry: Record<string, { device?: { destroy(): void; queue: { onSubmittedWorkDone(): Promise<void> } } }>;
+    registryFactory: Record<string, { factory: () => tf.KernelBackend; priority: number } | undefined>;
+  };
+  const instance = engine.registry[registered];
+  const entry = engine.registryFactory[registered];
+  if (instance === undefined || entry === undefined) return false;
+  await instance.device?.queue.onSubmittedWorkDone(); // no GPU work in flight when the device goes
+  tf.removeBackend(registered); // disposes the instance and unregisters the factory
+  instance.device?.destroy();
+  tf.registerBackend(registered, entry.factory, entry.priority);
+  return true;
+}
+
+/**
  * The name of the active backend.
  *
  * Source: TensorFlow.js `tf.getBackend`.

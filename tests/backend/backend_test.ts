@@ -5,10 +5,12 @@ import {
   type BackendName,
   getBackend,
   loadNodeBackend,
+  releaseBackend,
   setBackend,
   webgpuAvailable,
 } from "../../lib/backend/backend.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
+import { SKIP_WEBGPU } from "../_helpers.ts";
 
 Deno.test("importing the package activates the single-threaded wasm backend", () => {
   assert.equal(getBackend(), "wasm");
@@ -44,21 +46,63 @@ Deno.test("loadNodeBackend() explains how to install tfjs-node where it cannot l
   assert.equal(asked, "npm:@tensorflow/tfjs-node-gpu@4.22.0");
 });
 
-Deno.test("the webgpu backend runs where an adapter exists (required in CI)", async () => {
-  const available = await webgpuAvailable();
-  if (Deno.env.get("MEMPO_REQUIRE_WEBGPU") === "1") {
-    assert.ok(available, "CI installs mesa-vulkan-drivers: need an adapter");
-  }
-  if (!available) {
-    console.log("no WebGPU adapter here: install mesa-vulkan-drivers to exercise the GPU path");
-    return;
-  }
+Deno.test({
+  name: "the webgpu backend runs where an adapter exists (required in CI), and releases its device",
+  ignore: SKIP_WEBGPU,
+  fn: async () => {
+    const available = await webgpuAvailable();
+    if (Deno.env.get("MEMPO_REQUIRE_WEBGPU") === "1") {
+      assert.ok(available, "CI installs mesa-vulkan-drivers: need an adapter");
+    }
+    if (!available) {
+      console.log("no WebGPU adapter here: install mesa-vulkan-drivers to exercise the GPU path");
+      return;
+    }
+    const before = tf.memory().numTensors;
+    try {
+      for (let round = 0; round < 2; round++) {
+        assert.equal(await setBackend("webgpu"), "webgpu");
+        const device = (tf.backend() as unknown as { device: { lost: Promise<{ reason: string }> } }).device;
+        const a = tf.tensor2d([[1, 2], [3, 4]]);
+        const b = tf.tensor2d([[round], [1]]);
+        const y = tf.matMul(a, b);
+        assertAllClose(await y.array() as number[][], [[round + 2], [3 * round + 4]]);
+        tf.dispose([a, b, y]);
+        await setBackend("wasm");
+        await assert.rejects(setBackend("webgpu").then(() => releaseBackend("webgpu")), /is the active backend/);
+        await setBackend("wasm");
+        assert.equal(await releaseBackend("webgpu"), true);
+        assert.equal((await device.lost).reason, "destroyed"); // rebuilt with a new device next round
+      }
+    } finally {
+      await setBackend("wasm");
+      await releaseBackend("webgpu");
+    }
+    assert.equal(tf.memory().numTensors, before);
+  },
+});
+
+Deno.test("releaseBackend() refuses the active backend, frees an initialised one, and is a no-op otherwise", async () => {
+  assert.equal(getBackend(), "wasm");
+  await assert.rejects(
+    releaseBackend("wasm"),
+    /Cannot release backend: name is the active backend, current value is "wasm"/,
+  );
+  assert.equal(await releaseBackend("tensorflow"), false); // never registered here
   try {
-    assert.equal(await setBackend("webgpu"), "webgpu");
-    const y = tf.matMul(tf.tensor2d([[1, 2], [3, 4]]), tf.tensor2d([[1], [1]]));
-    assertAllClose(await y.array() as number[][], [[3], [7]]);
-    y.dispose();
+    await setBackend("cpu");
+    const x = tf.tensor1d([1, 2, 3]);
+    assert.deepEqual(await x.array(), [1, 2, 3]);
+    x.dispose();
+    await setBackend("wasm");
+    assert.equal(await releaseBackend("cpu"), true);
+    assert.equal(await releaseBackend("cpu"), false);
+    assert.equal(await setBackend("cpu"), "cpu");
+    const z = tf.tensor1d([4]);
+    assert.deepEqual(await z.array(), [4]);
+    z.dispose();
   } finally {
     await setBackend("wasm");
+    await releaseBackend("cpu");
   }
 });
