@@ -20,17 +20,13 @@ export async function assertNoTensorLeakAsync(fn: () => Promise<unknown>): Promi
   assert.equal(tf.memory().numTensors, before, "tensor count changed across calls");
 }
 
-/**
- * `MEMPO_SKIP_WEBGPU=1` keeps the GPU driver out of this process: `deno task test` sets it for the
- * main suite and runs the tests named "across backends" / "webgpu backend" again, with webgpu, in a
- * process of their own.
- */
+/** `MEMPO_SKIP_WEBGPU=1`: no GPU driver in this process (see `webgpuAvailable`). */
 export const SKIP_WEBGPU = Deno.env.get("MEMPO_SKIP_WEBGPU") === "1";
 
 /** Backends to compare: cpu and wasm always, webgpu where an adapter exists. */
 export async function parityBackends(): Promise<BackendName[]> {
   const names: BackendName[] = ["wasm", "cpu"];
-  if (!SKIP_WEBGPU && (await webgpuAvailable())) names.push("webgpu");
+  if (await webgpuAvailable()) names.push("webgpu");
   return names;
 }
 

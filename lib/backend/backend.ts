@@ -32,6 +32,9 @@ const NODE_PACKAGES: Record<"tensorflow" | "tensorflow-gpu", string> = {
 
 /**
  * Whether a WebGPU adapter can be obtained in this process (no backend change).
+ * `MEMPO_SKIP_WEBGPU=1` answers `false` without asking, so the process never
+ * loads a GPU driver (`deno task test` runs its main suite so, and the
+ * backend-parity tests again with webgpu in a process of their own).
  *
  * Source: WebGPU `GPU.requestAdapter` (W3C WebGPU §4.2).
  *
@@ -47,11 +50,19 @@ const NODE_PACKAGES: Record<"tensorflow" | "tensorflow-gpu", string> = {
 export async function webgpuAvailable(): Promise<boolean> {
   const gpu = (globalThis.navigator as { gpu?: { requestAdapter(): Promise<unknown> } } | undefined)
     ?.gpu;
-  if (gpu === undefined) return false;
+  if (gpu === undefined || skipWebgpu()) return false;
   try {
     return (await gpu.requestAdapter()) !== null;
   } catch {
     return false;
+  }
+}
+
+function skipWebgpu(): boolean {
+  try {
+    return Deno.env.get("MEMPO_SKIP_WEBGPU") === "1";
+  } catch {
+    return false; // no env permission: nothing was asked to be skipped
   }
 }
 
@@ -126,7 +137,7 @@ export async function setBackend(name: BackendName): Promise<BackendName> {
   if (name === "webgpu" && tf.findBackendFactory("webgpu") === null) {
     if (!(await webgpuAvailable())) {
       throw new Error(
-        'Cannot use backend "webgpu": navigator.gpu has no adapter here. Install a Vulkan driver ' +
+        'Cannot use backend "webgpu": navigator.gpu has no adapter here (or MEMPO_SKIP_WEBGPU=1). Install a Vulkan driver ' +
           "(on Debian: apt-get install mesa-vulkan-drivers for a software one) or pick --backend wasm",
       );
     }

@@ -106,3 +106,23 @@ Deno.test("releaseBackend() refuses the active backend, frees an initialised one
     await releaseBackend("cpu");
   }
 });
+
+Deno.test("webgpuAvailable() answers false under MEMPO_SKIP_WEBGPU=1 without touching navigator.gpu", async () => {
+  const saved = Deno.env.get("MEMPO_SKIP_WEBGPU");
+  const gpu = (globalThis.navigator as unknown as { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+  let asked = 0;
+  const original = gpu?.requestAdapter;
+  if (gpu) gpu.requestAdapter = () => (asked++, Promise.resolve(null));
+  try {
+    Deno.env.set("MEMPO_SKIP_WEBGPU", "1");
+    assert.equal(await webgpuAvailable(), false);
+    assert.equal(asked, 0);
+    Deno.env.set("MEMPO_SKIP_WEBGPU", "0");
+    assert.equal(await webgpuAvailable(), false); // the stub answers "no adapter"
+    assert.equal(asked, gpu ? 1 : 0);
+  } finally {
+    if (gpu && original) gpu.requestAdapter = original;
+    if (saved === undefined) Deno.env.delete("MEMPO_SKIP_WEBGPU");
+    else Deno.env.set("MEMPO_SKIP_WEBGPU", saved);
+  }
+});
