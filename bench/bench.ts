@@ -50,7 +50,7 @@ const randomRow = (n: number) => Array.from({ length: n }, () => rng.int(V));
 const trainRows = Array.from({ length: 8 }, () => randomRow(257));
 const trainBatch = collateLm(trainRows.map((t) => ({ tokens: t, lossMask: t.map(() => 1) })), 0);
 const opt = createAdamW(trainableVariables(model), { lr: 1e-3, weightDecay: 0.01 });
-const tTrain = await median(() => void sftStep(model, opt, trainBatch, { maxGradNorm: 1e9 }), reps);
+const tTrain = await median(async () => void await sftStep(model, opt, trainBatch, { maxGradNorm: 1e9 }), reps);
 disposeLmBatch(trainBatch);
 opt.dispose();
 

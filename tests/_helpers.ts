@@ -43,13 +43,13 @@ export async function readAll<K extends string>(
 /** Runs `fn` (which returns tensors) on each backend and reads the results; restores wasm and frees webgpu's device. */
 export async function onBackends<K extends string>(
   names: BackendName[],
-  fn: () => Record<K, tf.Tensor>,
+  fn: () => Record<K, tf.Tensor> | Promise<Record<K, tf.Tensor>>,
 ): Promise<Map<BackendName, Record<K, number | number[] | number[][] | number[][][]>>> {
   const out = new Map<BackendName, Record<K, number | number[] | number[][] | number[][][]>>();
   try {
     for (const name of names) {
       await setBackend(name);
-      out.set(name, await readAll(fn()));
+      out.set(name, await readAll(await fn()));
     }
   } finally {
     await setBackend("wasm");

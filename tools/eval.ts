@@ -1,7 +1,7 @@
 // `deno task eval runs/NAME`: re-evaluate a finished run's checkpoints and rewrite eval.md / eval.json.
 import { loadData } from "../lib/data/build.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
-import { setBackend } from "../lib/backend/backend.ts";
+import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import { type Algorithm, resolveConfig } from "../lib/train/config.ts";
 import { evalMarkdown, evaluateAgents, runAgents } from "../lib/train/evaluate.ts";
 import { writeEvalFiles } from "../lib/train/pipeline.ts";
@@ -46,3 +46,5 @@ const rows = await evaluateAgents(
 await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 });
 console.log(evalMarkdown(rows));
 for (const m of models) m.dispose();
+// a live GPUDevice at exit leaves the driver's threads racing the exit handlers
+if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));

@@ -91,7 +91,15 @@ await testSuite("unit and doc tests", ["test", "-A", "--doc", "lib/", "tests/", 
   MEMPO_SKIP_WEBGPU: "1",
 });
 if (values.filter === undefined && Deno.env.get("MEMPO_SKIP_WEBGPU") !== "1") {
-  const parity = ["tests/backend/", "tests/loss/", "tests/tensor/"]; // where the parity tests live
+  // where the parity tests live (tests/layout_test.ts checks that none is elsewhere)
+  const parity = [
+    "tests/backend/",
+    "tests/loss/",
+    "tests/tensor/",
+    "tests/train/sft_test.ts",
+    "tests/train/policy_update_test.ts",
+    "tests/train/pipeline_webgpu_test.ts",
+  ];
   await testSuite("backend parity with webgpu", [
     "test",
     "-A",

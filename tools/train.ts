@@ -6,6 +6,7 @@ import cliProgress from "cli-progress";
 import { type ConfigOverrides, resolveConfig } from "../lib/train/config.ts";
 import { type ProgressEvent, runPipeline } from "../lib/train/pipeline.ts";
 import { evalMarkdown } from "../lib/train/evaluate.ts";
+import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 
 const USAGE =
   "usage: deno task train [--preset quick|default] [--algo mempo,grpo,ppo] [--backend wasm|cpu|webgpu|tensorflow|tensorflow-gpu] [--seed N] [--out DIR] [--resume DIR] [--config run.json] [--name NAME]";
@@ -145,3 +146,5 @@ console.log(
   } s`,
 );
 console.log(`wrote ${outDir}/eval.md, eval.json, metrics.jsonl`);
+// a live GPUDevice at exit leaves the driver's threads racing the exit handlers
+if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));

@@ -52,7 +52,9 @@ export function clipByGlobalNorm(grads: tf.NamedTensorMap, maxNorm: number): Cli
   const names = Object.keys(grads);
   return tf.tidy(() => {
     if (names.length === 0) return { grads: {}, norm: tf.scalar(0) };
-    const norm = tf.sqrt(tf.addN(names.map((k) => tf.sum(tf.square(grads[k]!))))) as tf.Scalar;
+    // pairwise adds, not tf.addN: tfjs-backend-webgpu 4.22's AddN binds one storage buffer per input and,
+    // past the device's limit (8 per stage on lavapipe), silently sums only the first 7 (40 gradients gave a norm of 0)
+    const norm = tf.sqrt(names.map((k) => tf.sum(tf.square(grads[k]!))).reduce((a, b) => tf.add(a, b))) as tf.Scalar;
     const scale = tf.where(
       tf.isFinite(norm),
       tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6))),

@@ -61,20 +61,20 @@ export interface SftStepResult {
  * const m = createModel(modelPreset("tiny", 12), { seed: 1 });
  * const opt = createAdamW(trainableVariables(m), { lr: 1e-2 });
  * const batch = collateLm([{ tokens: [1, 2, 3, 4, 5], lossMask: [0, 1, 1, 1, 1] }], 0);
- * const first = sftStep(m, opt, batch);
- * for (let i = 0; i < 20; i++) sftStep(m, opt, batch);
- * assert.ok(sftStep(m, opt, batch).loss < first.loss / 2);
+ * const first = await sftStep(m, opt, batch);
+ * for (let i = 0; i < 20; i++) await sftStep(m, opt, batch);
+ * assert.ok((await sftStep(m, opt, batch)).loss < first.loss / 2);
  * disposeLmBatch(batch);
  * opt.dispose();
  * m.dispose();
  * ```
  */
-export function sftStep(
+export async function sftStep(
   model: Model,
   optimizer: AdamW,
   batch: LmBatch | readonly LmBatch[],
   options: SftStepOptions = {},
-): SftStepResult {
+): Promise<SftStepResult> {
   const { maxGradNorm = 1, lr } = options;
   const pieces = Array.isArray(batch) ? batch as readonly LmBatch[] : [batch as LmBatch];
   const numTokens = Math.max(1, pieces.reduce((a, b) => a + b.numTokens, 0));
@@ -85,7 +85,7 @@ export function sftStep(
   );
   const clipped = clipByGlobalNorm(grads, maxGradNorm);
   const stats = tf.stack([value, clipped.norm]);
-  const [loss, gradNorm] = stats.dataSync() as unknown as [number, number];
+  const [loss = NaN, gradNorm = NaN] = await stats.data(); // async: GPU backends cannot read synchronously
   const skipped = !Number.isFinite(loss) || !Number.isFinite(gradNorm);
   if (!skipped) optimizer.apply(clipped.grads, lr);
   tf.dispose([value, stats, clipped.norm, Object.values(grads), Object.values(clipped.grads)]);

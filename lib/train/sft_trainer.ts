@@ -102,7 +102,7 @@ export async function trainSft(options: TrainSftOptions): Promise<SftLogRow[]> {
     picked.sort((a, b) => a.tokens.length - b.tokens.length);
     const micro = splitByTokens(picked, options.maxTokensPerMicroBatch ?? 2048).map((g) => collateLm(g, padId));
     const lr = cosineLr(step, config.steps, config.lr, config.warmupSteps);
-    const r = sftStep(model, optimizer, micro, { lr });
+    const r = await sftStep(model, optimizer, micro, { lr });
     const tokens = micro.reduce((a, b) => a + b.numTokens, 0);
     const row = { step, ...r, lr, tokens, seconds: (performance.now() - t0) / 1000 };
     micro.forEach(disposeLmBatch);

@@ -5,6 +5,8 @@ import { copyModel, createModel, trainableVariables } from "../../lib/model/para
 import { createAdamW } from "../../lib/train/adamw.ts";
 import { criticValues, policyUpdate } from "../../lib/train/policy_update.ts";
 import { scoreContinuations } from "../../lib/model/score.ts";
+import { assertAllClose } from "../../lib/testing/all_close.ts";
+import { onBackends, parityBackends } from "../_helpers.ts";
 
 const config = {
   clipLow: 0.2,
@@ -79,4 +81,49 @@ Deno.test("criticValues() reads the value at the position that predicts each sam
   const w = (await criticValues(critic, [[{ context: [1, 2, 3], sampled: [4, 5] }]], 0))[0]![0];
   assert.ok(Math.abs(w![0]! - v![1]!) < 1e-5, "same prefix, same value");
   critic.dispose();
+});
+
+Deno.test("policyUpdate(): two PPO epochs with KL and a critic agree across backends", async () => {
+  const results = await onBackends(await parityBackends(), async () => {
+    const policy = createModel(modelPreset("tiny", 16), { seed: 6 });
+    const reference = copyModel(policy);
+    const critic = createModel(modelPreset("tiny", 16), { kind: "critic", seed: 7 });
+    const optimizer = createAdamW(trainableVariables(policy), { lr: 1e-2 });
+    const criticOptimizer = createAdamW(trainableVariables(critic), { lr: 1e-2 });
+    const pairs = [{ context: [1, 2, 3], continuation: [4, 5, 9] }, { context: [1, 2], continuation: [6, 7] }];
+    const old = await scoreContinuations(policy, pairs, { padId: 0 });
+    const seqs = pairs.map((p, i) => {
+      const n = p.context.length;
+      const k = p.continuation.length;
+      return {
+        episode: i,
+        turn: 0,
+        tokens: [...p.context, ...p.continuation],
+        lossMask: [...Array(n).fill(0), ...Array(k).fill(1)],
+        extras: {
+          advantages: [...Array(n).fill(0), ...Array(k).fill(i === 0 ? 0.7 : -1.3)],
+          oldLogProbs: [...Array(n).fill(0), ...old[i]!],
+          returns: [...Array(n).fill(0), ...Array(k).fill(i === 0 ? 1 : 0)],
+          oldValues: [...Array(n).fill(0), ...Array(k).fill(0.1)],
+        },
+      };
+    });
+    const stats = await policyUpdate(seqs, { policy, optimizer, reference, critic, criticOptimizer }, config, {
+      padId: 0,
+      seed: 2,
+    });
+    const after = await scoreContinuations(policy, pairs, { padId: 0 });
+    const out = {
+      stats: tf.tensor1d([stats.policyLoss, stats.approxKl, stats.refKl, stats.entropy, stats.valueLoss]),
+      after: tf.tensor1d(after.flat()),
+    };
+    for (const d of [optimizer, criticOptimizer, policy, reference, critic]) d.dispose();
+    return out;
+  });
+  const wasm = results.get("wasm")!;
+  assert.ok((wasm.stats as number[])[2]! > 0, "the policy moved away from the reference");
+  for (const [name, r] of results) {
+    assertAllClose(r.stats as number[], wasm.stats as number[], { rtol: 1e-3, atol: 1e-5, msg: `${name} stats` });
+    assertAllClose(r.after as number[], wasm.after as number[], { rtol: 1e-3, atol: 1e-4, msg: `${name} log-probs` });
+  }
 });
