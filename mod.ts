@@ -288,6 +288,7 @@ export {
   labelPositions,
 } from "./lib/train/copy_diagnostic.ts";
 export {
+  checkRunTokenizer,
   ensureData,
   type PipelineOptions,
   type PipelineResult,

@@ -4,7 +4,7 @@ import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import { type Algorithm, resolveConfig } from "../lib/train/config.ts";
 import { evalMarkdown, evaluateAgents, runAgents } from "../lib/train/evaluate.ts";
-import { writeEvalFiles } from "../lib/train/pipeline.ts";
+import { checkRunTokenizer, writeEvalFiles } from "../lib/train/pipeline.ts";
 import type { Model } from "../lib/model/params.ts";
 
 const dir = Deno.args[0];
@@ -17,13 +17,10 @@ const { preset, ...overrides } = saved;
 const config = resolveConfig(preset, overrides);
 await setBackend(config.backend);
 // the checkpoints' token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
-const runTokenizer = await Deno.readTextFile(`${dir}/tokenizer.json`).catch(() => undefined);
-if (runTokenizer !== undefined && runTokenizer !== await Deno.readTextFile(`${config.dataDir}/tokenizer.json`)) {
-  console.error(
-    `Cannot evaluate ${dir}: ${config.dataDir}/tokenizer.json differs from the run's tokenizer.json (the data was rebuilt since training); train the run again`,
-  );
+await checkRunTokenizer(dir, config.dataDir, "evaluate").catch((e: Error) => {
+  console.error(e.message);
   Deno.exit(1);
-}
+});
 const data = await loadData(config.dataDir);
 const models: Model[] = [];
 const load = async (name: string) => {

@@ -69,6 +69,48 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
+ * Checks that a run's checkpoints and a data directory share one tokenizer:
+ * the run's `tokenizer.json` (written when it started) must equal the data's,
+ * or its token ids would be read as other words. A run saved before runs kept
+ * their tokenizer has none and is not checked.
+ *
+ * Source: Hugging Face `save_pretrained` (a checkpoint ships with its tokenizer files).
+ *
+ * @param runDir The run directory.
+ * @param dataDir The data directory it is about to use.
+ * @param action What is refused on a mismatch (for the message).
+ * @returns The data's `tokenizer.json` text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkRunTokenizer } from "./pipeline.ts";
+ *
+ * const run = await Deno.makeTempDir();
+ * const data = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${data}/tokenizer.json`, '{"words":["a"]}');
+ * assert.equal(await checkRunTokenizer(run, data, "evaluate"), '{"words":["a"]}'); // no saved tokenizer
+ * await Deno.writeTextFile(`${run}/tokenizer.json`, '{"words":["b"]}');
+ * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /Cannot evaluate .*differs from the run's tokenizer.json/);
+ * ```
+ */
+export async function checkRunTokenizer(
+  runDir: string,
+  dataDir: string,
+  action: "resume" | "evaluate",
+): Promise<string> {
+  const dataTokenizer = await Deno.readTextFile(`${dataDir}/tokenizer.json`);
+  const runTokenizer = await Deno.readTextFile(`${runDir}/tokenizer.json`).catch(() => undefined);
+  if (runTokenizer !== undefined && runTokenizer !== dataTokenizer) {
+    throw new Error(
+      `Cannot ${action} ${runDir}: ${dataDir}/tokenizer.json differs from the run's tokenizer.json ` +
+        "(the data was rebuilt since training); train the run again",
+    );
+  }
+  return dataTokenizer;
+}
+
+/**
  * The run's data: `config.dataDir` when this generator (`DATA_VERSION`) wrote
  * it from exactly this seed and data config, else built anew there.
  *
@@ -163,14 +205,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   progress({ stage: "data", step: 0, total: 1, info: {} });
   const data = await ensureData(config);
   // the checkpoints' token ids belong to this tokenizer: it travels with the run (`deno task eval` checks it)
-  const tokenizerText = await Deno.readTextFile(`${config.dataDir}/tokenizer.json`);
-  const runTokenizer = `${outDir}/tokenizer.json`;
-  if (resume && (await exists(runTokenizer)) && (await Deno.readTextFile(runTokenizer)) !== tokenizerText) {
-    throw new Error(
-      `Cannot resume ${outDir}: ${config.dataDir}/tokenizer.json differs from the run's tokenizer.json (the data was rebuilt)`,
-    );
-  }
-  await Deno.writeTextFile(runTokenizer, tokenizerText);
+  const tokenizerText = resume
+    ? await checkRunTokenizer(outDir, config.dataDir, "resume")
+    : await Deno.readTextFile(`${config.dataDir}/tokenizer.json`);
+  await Deno.writeTextFile(`${outDir}/tokenizer.json`, tokenizerText);
   timings.data = clock() - t;
   const modelConfig = modelPreset(config.model, data.tokenizer.size);
   const checkpointState = async (dir: string) =>

@@ -92,9 +92,10 @@ export function researchCheck(rows: readonly EvalRow[], options: ResearchCheckOp
     }
     if (mempo && full) {
       // the teacher's own ratio (memory vs full context) is what a perfect policy reaches here
-      const tm = find("Teacher", "memory", k);
-      const tf = find("Teacher", "full", k);
-      const ceiling = (f: (r: EvalRow) => number) => tm && tf ? `; teacher ${fmt(f(tm) / f(tf))}×` : "";
+      const teacherMemory = find("Teacher", "memory", k);
+      const teacherFull = find("Teacher", "full", k);
+      const ceiling = (f: (r: EvalRow) => number) =>
+        teacherMemory && teacherFull ? `; teacher ${fmt(f(teacherMemory) / f(teacherFull))}×` : "";
       const total = mempo.totalTokens / full.totalTokens;
       const peak = mempo.peakContext / full.peakContext;
       claims.push({
