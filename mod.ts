@@ -232,6 +232,7 @@ export {
   writeDataset,
 } from "./lib/data/dataset.ts";
 export { buildData, type BuildDataOptions, DATA_VERSION, loadData, type LoadedData } from "./lib/data/build.ts";
+export { unseenTestWords } from "./lib/data/coverage.ts";
 
 // Training building blocks
 export { type AdamW, type AdamWConfig, createAdamW } from "./lib/train/adamw.ts";

@@ -1,5 +1,6 @@
 // `deno task eval runs/NAME`: re-evaluate a finished run's checkpoints and rewrite eval.md / eval.json.
 import { loadData } from "../lib/data/build.ts";
+import { unseenTestWords } from "../lib/data/coverage.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import { type Algorithm, resolveConfig } from "../lib/train/config.ts";
@@ -40,7 +41,7 @@ const rows = await evaluateAgents(
   (r) =>
     console.log(`${r.agent} (${r.contextPolicy}) ${r.objectives} obj: EM ${r.em.toFixed(2)} F1 ${r.f1.toFixed(2)}`),
 );
-await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 });
+await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 }, undefined, unseenTestWords(data));
 console.log(evalMarkdown(rows));
 for (const m of models) m.dispose();
 // a live GPUDevice at exit leaves the driver's threads racing the exit handlers

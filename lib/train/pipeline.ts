@@ -25,6 +25,7 @@ import { researchCheck, researchCheckMarkdown } from "./research_check.ts";
 import { copyAccuracy, type CopyDiagnostic, copyDiagnosticMarkdown } from "./copy_diagnostic.ts";
 import { linePlot } from "../viz/line_plot.ts";
 import { copyTaskSequences } from "./copy_task.ts";
+import { unseenTestWords } from "../data/coverage.ts";
 
 /** A progress event (for a progress bar or a log line). */
 export interface ProgressEvent {
@@ -445,11 +446,23 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     }
   }
   timings.eval = clock() - t;
-  await writeEvalFiles(outDir, rows, timings, diagnostic);
+  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data));
   sft.dispose();
   for (const m of trained.values()) m.dispose();
   progress({ stage: "done", step: 1, total: 1, info: {} });
   return { completed: true, eval: rows, timings };
+}
+
+function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): string {
+  const sets = [...unseen].filter(([, words]) => words.length > 0);
+  if (sets.length === 0) return "Every word of the test questions (entity names aside) appears in a training question.";
+  return [
+    "Words of the test questions that no training question contains (entity names aside): the policy has never",
+    "been trained on these tokens, so what depends on them (an objective's number in `<think>` and `<mem>`) is",
+    "out of reach at those counts.",
+    "",
+    ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
+  ].join("\n");
 }
 
 /**
@@ -461,6 +474,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
  * @param rows Evaluation rows.
  * @param timings Seconds per stage (reported in eval.md).
  * @param diagnostic Teacher-forced accuracies per agent (reported in eval.md).
+ * @param unseen Words of each test set's questions that no training question contains (reported in eval.md).
  * @returns Nothing.
  *
  * @example
@@ -475,8 +489,12 @@ export async function writeEvalFiles(
   rows: readonly EvalRow[],
   timings: Record<string, number>,
   diagnostic?: CopyDiagnostic,
+  unseen?: ReadonlyMap<number, readonly string[]>,
 ): Promise<void> {
-  await Deno.writeTextFile(`${outDir}/eval.json`, JSON.stringify({ rows, timings, diagnostic }, null, 2));
+  await Deno.writeTextFile(
+    `${outDir}/eval.json`,
+    JSON.stringify({ rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen) }, null, 2),
+  );
   const series = (key: "f1" | "totalTokens" | "peakContext") =>
     [...new Set(rows.map((r) => `${r.agent} (${r.contextPolicy})`))].map((name) => ({
       name,
@@ -515,6 +533,7 @@ export async function writeEvalFiles(
     "",
     researchCheckMarkdown(researchCheck(rows)),
     "",
+    ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
     ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
     `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
     "",

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import { buildData, loadData } from "../../lib/data/build.ts";
+import { unseenTestWords } from "../../lib/data/coverage.ts";
+
+Deno.test("unseenTestWords() finds the objective numbers that training questions never show", async () => {
+  // the default preset's shape: main world 1-2 objectives, auxiliary worlds 1-4, tests 1-8
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 3, {
+    trainCount: 40,
+    testCount: 3,
+    trainObjectives: [1, 2],
+    auxWorlds: 1,
+    auxObjectives: [1, 2, 3, 4],
+  });
+  const unseen = unseenTestWords(await loadData(dir));
+  assert.deepEqual([...unseen.keys()], [1, 2, 4, 6, 8]);
+  assert.deepEqual(unseen.get(4), []);
+  assert.deepEqual(unseen.get(6), ["5", "6"]);
+  assert.deepEqual(unseen.get(8), ["5", "6", "7", "8"]);
+});
+
+Deno.test("unseenTestWords() leaves entity names aside: test subjects are never asked about in training", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 4, { trainCount: 40, testCount: 3, trainObjectives: 2, testObjectives: [1, 2] });
+  const data = await loadData(dir);
+  const trainWords = new Set(data.train.flatMap((r) => r.question.split(" ")));
+  const subjects = data.test.get(1)!.flatMap((r) => r.subQuestions!.map((q) => q.subject));
+  assert.ok(subjects.some((s) => !trainWords.has(s)), "a test subject is absent from the training questions");
+  assert.deepEqual(unseenTestWords(data).get(1), []);
+  assert.deepEqual(unseenTestWords(data).get(2), []);
+});
