@@ -174,6 +174,7 @@ export {
   buildQaSplits,
   type Hop,
   makeSubQuestion,
+  objectiveMarker,
   type QaItem,
   type QaSplitOptions,
   type QaSplits,

@@ -25,7 +25,7 @@ import type { LoadedData } from "./build.ts";
  * @param data Loaded data (training questions, auxiliary worlds, test sets, corpus).
  * @returns Objective count → unseen words, for every test set.
  *
- * @example Training on 1-objective questions leaves the separator and the numbers of later objectives unseen
+ * @example Training on 1-objective questions leaves the separator and the later objectives' markers unseen
  * ```ts
  * import assert from "node:assert/strict";
  * import { buildData, loadData } from "./build.ts";
@@ -35,7 +35,7 @@ import type { LoadedData } from "./build.ts";
  * await buildData(dir, 1, { trainCount: 20, testCount: 2, trainObjectives: 1, testObjectives: [1, 3] });
  * const unseen = unseenTestWords(await loadData(dir));
  * assert.deepEqual(unseen.get(1), []);
- * assert.deepEqual(unseen.get(3), [";", "2", "3"]); // the separator and the numbers after 1
+ * assert.deepEqual(unseen.get(3), [";", "q2", "q3"]); // the separator and the later objectives' markers
  * ```
  */
 export function unseenTestWords(data: LoadedData): Map<number, string[]> {

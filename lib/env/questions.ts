@@ -113,9 +113,37 @@ export function makeSubQuestion(world: World, subject: string, template: Templat
 }
 
 /**
- * The k-objective question text: numbered sub-questions joined by " ; "
- * (`1 : q1 ; 2 : q2`). The numbers let the agent point at "objective i" by
- * copying, which a small model learns far more easily than counting semicolons.
+ * The word that names objective `i` (0-based) in the question, in `<think>`
+ * and in `<mem>`: `q1`, `q2`, … One token per objective, so that pointing at
+ * "objective i" is a one-token lookup: at `q2` in its think the policy copies
+ * the word that followed `q2` in the question (the subject), what an induction
+ * head does. With the earlier `2 :` the word to match, `:`, followed every
+ * number alike, and at 4 objectives the SFT policy's first think named
+ * another objective's subject in 3 of 4 episodes.
+ *
+ * Source: induction heads (Olsson et al. 2022, "In-context Learning and Induction Heads").
+ *
+ * @param i The objective's index (0-based).
+ * @returns Its marker word.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { objectiveMarker } from "./questions.ts";
+ *
+ * assert.equal(objectiveMarker(0), "q1");
+ * assert.equal(objectiveMarker(7), "q8");
+ * ```
+ */
+export function objectiveMarker(i: number): string {
+  return `q${i + 1}`;
+}
+
+/**
+ * The k-objective question text: marked sub-questions joined by " ; "
+ * (`q1 who founded x ? ; q2 where is y ?`). The markers let the agent point at
+ * "objective i" by copying (see {@linkcode objectiveMarker}), which a small
+ * model learns far more easily than counting semicolons.
  *
  * Source: MEM1 multi-objective questions (sub-questions joined by ";").
  *
@@ -127,11 +155,11 @@ export function makeSubQuestion(world: World, subject: string, template: Templat
  * import assert from "node:assert/strict";
  * import { numberedQuestion } from "./questions.ts";
  *
- * assert.equal(numberedQuestion([{ text: "who founded x ?" }, { text: "where is y ?" }] as never), "1 : who founded x ? ; 2 : where is y ?");
+ * assert.equal(numberedQuestion([{ text: "who founded x ?" }, { text: "where is y ?" }] as never), "q1 who founded x ? ; q2 where is y ?");
  * ```
  */
 export function numberedQuestion(subQuestions: readonly Pick<SubQuestion, "text">[]): string {
-  return subQuestions.map((q, i) => `${i + 1} : ${q.text}`).join(" ; ");
+  return subQuestions.map((q, i) => `${objectiveMarker(i)} ${q.text}`).join(" ; ");
 }
 
 /** Options of {@linkcode buildQaSplits}. */

@@ -9,7 +9,7 @@
 import { createRng, hashSeed, hashString } from "../random.ts";
 import { encode, type Tokenizer } from "../text/tokenizer.ts";
 import type { AgentPolicy, TurnOutput, TurnRequest } from "./rollout.ts";
-import type { SubQuestion } from "./questions.ts";
+import { objectiveMarker, type SubQuestion } from "./questions.ts";
 
 /** Options of {@linkcode createTeacher}. */
 export interface TeacherOptions {
@@ -34,19 +34,19 @@ export interface TeacherTurn {
 /**
  * The teacher's turn `t` for a question: the plan is one search per hop of
  * every objective in order, then the answer. Memory holds the fact read last
- * for each objective, as the document's triple: `i = entity relation answer`
- * for resolved objectives (unless dropped) and `i ~ entity relation found`
+ * for each objective, as the document's triple: `qi = entity relation answer`
+ * for resolved objectives (unless dropped) and `qi ~ entity relation found`
  * for a 2-hop objective half way; dropped objectives are answered `unknown`.
  * Writing the answer is then a copy of the word that followed `entity
  * relation` in the document (see `entityDocument`). The think names the
- * objective, the entity to look up and the relation (`2 : olvan born`), the
+ * objective (its marker, {@linkcode objectiveMarker}), the entity to look up and the relation (`q2 olvan born`), the
  * query the search repeats. (Restating the objective's question word for word
  * measured worse: 47 % vs 69 % teacher-forced accuracy on think names, 2-objective
  * greedy EM 0.06 vs 0.25 on held-out entities after SFT.)
  *
  * ```text
- * <mem> 1 = zorbex born kalmar , 2 ~ vunom founder olvan </mem> <think> 2 : olvan born </think> <search> olvan born </search>
- * <mem> 1 = zorbex born kalmar , 2 = olvan born tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
+ * <mem> q1 = zorbex born kalmar , q2 ~ vunom founder olvan </mem> <think> q2 olvan born </think> <search> olvan born </search>
+ * <mem> q1 = zorbex born kalmar , q2 = olvan born tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
  * ```
  *
  * Source: MemPO / MEM1 demonstrations (memory first, one action per turn).
@@ -62,8 +62,8 @@ export interface TeacherTurn {
  * import { teacherTurn } from "./teacher.ts";
  *
  * const q = [{ text: "zorbex was born in which city ?", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
- * assert.deepEqual(teacherTurn(q, 0, new Set()), { mem: "none", think: "1 : zorbex born", action: "search", content: "zorbex born" });
- * assert.deepEqual(teacherTurn(q, 1, new Set()), { mem: "1 = zorbex born kalmar", think: "answer", action: "answer", content: "kalmar" });
+ * assert.deepEqual(teacherTurn(q, 0, new Set()), { mem: "none", think: "q1 zorbex born", action: "search", content: "zorbex born" });
+ * assert.deepEqual(teacherTurn(q, 1, new Set()), { mem: "q1 = zorbex born kalmar", think: "answer", action: "answer", content: "kalmar" });
  * ```
  */
 export function teacherTurn(
@@ -85,9 +85,9 @@ export function teacherTurn(
     if (read.length === q.hops.length) {
       if (dropped.has(i) && i !== fresh) return;
       known.set(i, q.answer);
-      slots.push(`${i + 1} = ${entity} ${relation} ${answer}`);
+      slots.push(`${objectiveMarker(i)} = ${entity} ${relation} ${answer}`);
     } else {
-      slots.push(`${i + 1} ~ ${entity} ${relation} ${answer}`);
+      slots.push(`${objectiveMarker(i)} ~ ${entity} ${relation} ${answer}`);
     }
   });
   const mem = slots.length === 0 ? "none" : slots.join(" , ");
@@ -103,7 +103,7 @@ export function teacherTurn(
   const { i, hop } = steps[turn]!;
   return {
     mem,
-    think: `${i + 1} : ${hop.entity} ${hop.relation}`,
+    think: `${objectiveMarker(i)} ${hop.entity} ${hop.relation}`,
     action: "search",
     content: `${hop.entity} ${hop.relation}`,
   };

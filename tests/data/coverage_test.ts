@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { unseenTestWords } from "../../lib/data/coverage.ts";
 
-Deno.test("unseenTestWords() finds the objective numbers that training questions never show", async () => {
+Deno.test("unseenTestWords() finds the objective markers that training questions never show", async () => {
   // the default preset's shape: main world 1-2 objectives, auxiliary worlds 1-4, tests 1-8
   const dir = await Deno.makeTempDir();
   await buildData(dir, 3, {
@@ -15,8 +15,8 @@ Deno.test("unseenTestWords() finds the objective numbers that training questions
   const unseen = unseenTestWords(await loadData(dir));
   assert.deepEqual([...unseen.keys()], [1, 2, 4, 6, 8]);
   assert.deepEqual(unseen.get(4), []);
-  assert.deepEqual(unseen.get(6), ["5", "6"]);
-  assert.deepEqual(unseen.get(8), ["5", "6", "7", "8"]);
+  assert.deepEqual(unseen.get(6), ["q5", "q6"]);
+  assert.deepEqual(unseen.get(8), ["q5", "q6", "q7", "q8"]);
 });
 
 Deno.test("unseenTestWords() leaves entity names aside: test subjects are never asked about in training", async () => {

@@ -16,7 +16,7 @@ Deno.test("buildQaSplits() is deterministic; test subjects never appear in train
   for (const [k, qs] of a.test) {
     for (const q of qs) {
       assert.equal(q.subQuestions.length, k);
-      assert.equal(q.question, q.subQuestions.map((s, i) => `${i + 1} : ${s.text}`).join(" ; "));
+      assert.equal(q.question, q.subQuestions.map((s, i) => `q${i + 1} ${s.text}`).join(" ; "));
       for (const s of q.subQuestions) assert.ok(a.testSubjects.has(s.subject));
     }
   }

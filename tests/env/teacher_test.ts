@@ -16,16 +16,16 @@ Deno.test("teacherTurn() plans one search per hop, tracks memory slots, drops ea
   assert.equal(teacherTurn(subs, 4, new Set()), null);
   assert.deepEqual(turns.map((t) => t!.mem), [
     "none",
-    `1 ~ ${person.name} born ${person.facts.born}`,
-    `1 = ${person.facts.born} located ${subs[0]!.answer}`, // fresh: just read, kept this turn
-    `2 = ${film.name} director ${film.facts.director}`, // objective 1 is now earlier and dropped
+    `q1 ~ ${person.name} born ${person.facts.born}`,
+    `q1 = ${person.facts.born} located ${subs[0]!.answer}`, // fresh: just read, kept this turn
+    `q2 = ${film.name} director ${film.facts.director}`, // objective 1 is now earlier and dropped
   ]);
   assert.deepEqual(turns.map((t) => t!.action), ["search", "search", "search", "answer"]);
   assert.equal(turns[1]!.content, `${person.facts.born} located`);
   // think: the objective, the entity to look up (the subject, then the entity found) and the relation
-  assert.equal(turns[0]!.think, `1 : ${person.name} born`);
-  assert.equal(turns[1]!.think, `1 : ${person.facts.born} located`);
-  assert.equal(turns[2]!.think, `2 : ${film.name} director`);
+  assert.equal(turns[0]!.think, `q1 ${person.name} born`);
+  assert.equal(turns[1]!.think, `q1 ${person.facts.born} located`);
+  assert.equal(turns[2]!.think, `q2 ${film.name} director`);
   assert.equal(turns[3]!.content, `unknown ; ${film.facts.director}`);
   for (const t of turns) {
     const text = `<mem> ${t!.mem} </mem> <think> ${t!.think} </think> <${t!.action}> ${t!.content} </${t!.action}>`;
