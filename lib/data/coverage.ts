@@ -1,8 +1,9 @@
 /**
  * Test-set coverage: the words of each test set's questions that no training
- * question contains. A word-level model has never been trained on such a
- * token (its embedding is still the random initialisation), so whatever hangs
- * on it cannot be right, however good the policy is otherwise.
+ * question contains. The policy has never seen such a token in the role the
+ * task gives it (at most as a random word in the induction warm-up), so
+ * whatever hangs on it, such as which objective comes after `q4`, it cannot
+ * have learned, however good it is otherwise.
  *
  * @module
  */

@@ -458,7 +458,8 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
   if (sets.length === 0) return "Every word of the test questions (entity names aside) appears in a training question.";
   return [
     "Words of the test questions that no training question contains (entity names aside): the policy has never",
-    "been trained on these tokens, so what depends on them (the objective's marker in `<think>` and `<mem>`) is",
+    "seen these tokens in a question, a think or a memory (at most as random words in the induction warm-up), so",
+    "what depends on them (the objective's marker in `<think>` and `<mem>`, and that it follows the one before) is",
     "out of reach at those counts.",
     "",
     ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
