@@ -162,8 +162,9 @@ const BASE: ExperimentConfig = {
     auxWorlds: 7,
     // the auxiliary worlds' demonstrations have 1-4 objectives (with 2 only, format-valid 19-38 % at 1, 4 and 6
     // test objectives; with 1-3, 0 % right at 4+: the count of answers did not extrapolate); 6 and 8 stay unseen,
-    // so the policy never sees the markers q5-q8 in a question, think or memory (eval.md lists them). With [1, 2, 3, 4, 8] the long
-    // 8-objective episodes filled the SFT batches and after 450 steps the policy never answered (EM 0 everywhere)
+    // so the policy never sees the markers q5-q8 in a question, think or memory (eval.md lists them). With
+    // [1, 2, 3, 4, 8] the long 8-objective episodes filled the SFT batches and after 450 steps the policy never
+    // answered (EM 0 everywhere)
     auxObjectives: [1, 2, 3, 4],
   },
   sft: {
