@@ -174,6 +174,7 @@ export {
   buildQaSplits,
   type Hop,
   makeSubQuestion,
+  markerOf,
   objectiveMarker,
   type QaItem,
   type QaSplitOptions,

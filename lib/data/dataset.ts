@@ -50,6 +50,7 @@ const SUB_QUESTION = new arrow.Struct([
   field("subject", STR),
   field("answer", STR),
   field("hops", listOf(HOP)),
+  field("marker", STR),
 ]);
 const EXTRA_INFO = new arrow.Struct([
   field("split", STR),
@@ -215,7 +216,12 @@ export async function readDataset(path: string): Promise<QaRecord[]> {
     if (typeof row.data_source === "string") record.dataSource = row.data_source;
     if (typeof extra.split === "string" && extra.split !== "") record.split = extra.split;
     if (typeof extra.index === "number") record.index = extra.index;
-    if (Array.isArray(extra.sub_questions) && extra.sub_questions.length > 0) record.subQuestions = extra.sub_questions;
+    if (Array.isArray(extra.sub_questions) && extra.sub_questions.length > 0) {
+      // a file without markers (or written before them: null, read as "") reads back without the field
+      record.subQuestions = extra.sub_questions.map(({ marker, ...q }) =>
+        typeof marker === "string" && marker !== "" ? { ...q, marker } : q
+      );
+    }
     return record;
   });
 }

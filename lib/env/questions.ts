@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { createRng, type Rng, shuffled } from "../random.ts";
+import { createRng, hashSeed, hashString, type Rng, shuffled } from "../random.ts";
 import { type EntityType, type Relation, RELATIONS, type World } from "./world.ts";
 
 /** A question template: the relation path from a subject and its wording. */
@@ -62,6 +62,11 @@ export interface SubQuestion {
   hops: Hop[];
   /** The final answer (the last hop's). */
   answer: string;
+  /**
+   * The word that names it in the question, think and memory (`q3`); absent,
+   * the objective's position names it ({@linkcode objectiveMarker}).
+   */
+  marker?: string;
 }
 
 /** A k-objective question. */
@@ -140,6 +145,30 @@ export function objectiveMarker(i: number): string {
 }
 
 /**
+ * The word naming objective `i` of a question: its own marker if it has one
+ * (training questions may draw theirs, see `QaSplitOptions.trainMarkers`),
+ * else `objectiveMarker(i)`.
+ *
+ * Source: this package (see {@linkcode objectiveMarker}).
+ *
+ * @param subQuestion The objective.
+ * @param i Its index (0-based) in the question.
+ * @returns Its marker word.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { markerOf } from "./questions.ts";
+ *
+ * assert.equal(markerOf({ marker: "q5" }, 0), "q5");
+ * assert.equal(markerOf({}, 1), "q2");
+ * ```
+ */
+export function markerOf(subQuestion: Pick<SubQuestion, "marker">, i: number): string {
+  return subQuestion.marker ?? objectiveMarker(i);
+}
+
+/**
  * The k-objective question text: marked sub-questions joined by " ; "
  * (`q1 who founded x ? ; q2 where is y ?`). The markers let the agent point at
  * "objective i" by copying (see {@linkcode objectiveMarker}), which a small
@@ -158,8 +187,8 @@ export function objectiveMarker(i: number): string {
  * assert.equal(numberedQuestion([{ text: "who founded x ?" }, { text: "where is y ?" }] as never), "q1 who founded x ? ; q2 where is y ?");
  * ```
  */
-export function numberedQuestion(subQuestions: readonly Pick<SubQuestion, "text">[]): string {
-  return subQuestions.map((q, i) => `${objectiveMarker(i)} ${q.text}`).join(" ; ");
+export function numberedQuestion(subQuestions: readonly Pick<SubQuestion, "text" | "marker">[]): string {
+  return subQuestions.map((q, i) => `${markerOf(q, i)} ${q.text}`).join(" ; ");
 }
 
 /** Options of {@linkcode buildQaSplits}. */
@@ -176,6 +205,15 @@ export interface QaSplitOptions {
   testObjectives?: number[];
   /** Share of each type's entities reserved as test subjects. @default 0.3 */
   testFraction?: number;
+  /**
+   * Markers of the training questions: 0 names a k-objective question's
+   * objectives `q1`…`qk`, as every test question; `m ≥ 1` draws a random k of
+   * `q1`…`qm`, kept in order (`q2 … ; q7 …`), so that training on 1–4
+   * objectives shows every marker an 8-objective test question uses and the
+   * markers are pointers, not positions. Drawn from their own stream: the
+   * questions and test sets are those of `trainMarkers: 0`. @default 0
+   */
+  trainMarkers?: number;
 }
 
 /** Train questions and one test set per objective count. */
@@ -188,7 +226,13 @@ export interface QaSplits {
   testSubjects: Set<string>;
 }
 
-function makeQuestion(world: World, subjects: Map<EntityType, string[]>, k: number, rng: Rng): QaItem {
+function makeQuestion(
+  world: World,
+  subjects: Map<EntityType, string[]>,
+  k: number,
+  rng: Rng,
+  markers?: string[],
+): QaItem {
   const types = [...subjects.keys()].filter((t) => subjects.get(t)!.length > 0);
   const chosen = new Set<string>();
   const subQuestions: SubQuestion[] = [];
@@ -201,6 +245,7 @@ function makeQuestion(world: World, subjects: Map<EntityType, string[]>, k: numb
     const templates = TEMPLATES[type];
     subQuestions.push(makeSubQuestion(world, subject, templates[rng.int(templates.length)]!));
   }
+  subQuestions.forEach((q, i) => q.marker = markers?.[i] ?? objectiveMarker(i));
   return {
     question: numberedQuestion(subQuestions),
     subQuestions,
@@ -238,6 +283,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     testCount = 32,
     testObjectives = [1, 2, 4, 6, 8],
     testFraction = 0.3,
+    trainMarkers = 0,
   } = options;
   if (!(testFraction > 0 && testFraction < 1)) {
     throw new RangeError(`Cannot build QA splits: testFraction must be in (0, 1), current value is ${testFraction}`);
@@ -266,8 +312,22 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
       `Cannot build QA splits: ${testSubjects.size} test subjects cannot make ${maxK}-objective questions`,
     );
   }
+  if (!(Number.isInteger(trainMarkers) && trainMarkers >= 0) || (trainMarkers > 0 && trainMarkers < Math.max(...ks))) {
+    throw new RangeError(
+      `Cannot build QA splits: trainMarkers must be 0 or an integer ≥ the largest trainObjectives (${
+        Math.max(...ks)
+      }), current value is ${trainMarkers}`,
+    );
+  }
+  const markerRng = createRng(hashSeed(seed, hashString("markers")));
+  const drawMarkers = (k: number) =>
+    trainMarkers === 0 ? undefined : shuffled(Array.from({ length: trainMarkers }, (_, i) => i), markerRng)
+      .slice(0, k).sort((a, b) => a - b).map(objectiveMarker);
   return {
-    train: Array.from({ length: trainCount }, (_, i) => makeQuestion(world, train, ks[i % ks.length]!, rng)),
+    train: Array.from({ length: trainCount }, (_, i) => {
+      const k = ks[i % ks.length]!;
+      return makeQuestion(world, train, k, rng, drawMarkers(k));
+    }),
     test: new Map(
       testObjectives.map((k) => [k, Array.from({ length: testCount }, () => makeQuestion(world, test, k, rng))]),
     ),

@@ -29,3 +29,17 @@ Deno.test("unseenTestWords() leaves entity names aside: test subjects are never 
   assert.deepEqual(unseenTestWords(data).get(1), []);
   assert.deepEqual(unseenTestWords(data).get(2), []);
 });
+
+Deno.test("unseenTestWords(): training markers drawn from q1-q8 show every marker the 8-objective tests use", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 3, {
+    trainCount: 40,
+    testCount: 3,
+    trainObjectives: [1, 2],
+    auxWorlds: 1,
+    auxObjectives: [1, 2, 3, 4],
+    trainMarkers: 8,
+  });
+  const unseen = unseenTestWords(await loadData(dir));
+  assert.deepEqual([...unseen.values()], [[], [], [], [], []]);
+});

@@ -34,8 +34,17 @@ Deno.test("writeDataset() → readDataset() round-trips every field, with verl's
       subQuestions: [sub],
     },
     { prompt: [{ role: "user", content: "q2" }], question: "q2", targets: [["a", "b"], ["c"]] },
+    {
+      prompt: [{ role: "user", content: "q3" }],
+      question: "q3",
+      targets: [["y"]],
+      subQuestions: [{ ...sub, marker: "q5" }],
+    },
   ]);
-  const [a, b] = await readDataset(path);
+  const [a, b, c] = await readDataset(path);
+  // a marker is kept; a sub-question without one reads back without the field (not null, not "")
+  assert.deepEqual(c!.subQuestions, [{ ...sub, marker: "q5" }]);
+  assert.ok(!("marker" in a!.subQuestions![0]!));
   assert.deepEqual(a, {
     prompt: [{ role: "system", content: "s" }, { role: "user", content: "who founded x ?" }],
     question: "who founded x ?",

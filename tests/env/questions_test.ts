@@ -31,6 +31,39 @@ Deno.test("buildQaSplits() is deterministic; test subjects never appear in train
   assert.throws(() => buildQaSplits(w, { trainObjectives: [2, 0] }), /current value is \[2,0\]/);
 });
 
+Deno.test("buildQaSplits({ trainMarkers }): training objectives take a random ordered k of q1-qm; tests unchanged", () => {
+  const w = generateWorld(3);
+  const plain = buildQaSplits(w, { seed: 3, trainCount: 200, testCount: 4, trainObjectives: [1, 2, 3, 4] });
+  const drawn = buildQaSplits(w, {
+    seed: 3,
+    trainCount: 200,
+    testCount: 4,
+    trainObjectives: [1, 2, 3, 4],
+    trainMarkers: 8,
+  });
+  assert.deepEqual(drawn.test, plain.test, "the test sets do not depend on the training markers");
+  assert.deepEqual(plain.train[3]!.subQuestions.map((q) => q.marker), ["q1", "q2", "q3", "q4"]);
+  const seen = new Set<string>();
+  drawn.train.forEach((q, i) => {
+    const markers = q.subQuestions.map((s) => s.marker!);
+    const numbers = markers.map((m) => Number(m.slice(1)));
+    assert.ok(numbers.every((n, j) => n >= 1 && n <= 8 && (j === 0 || n > numbers[j - 1]!)), markers.join(" "));
+    assert.equal(q.question, q.subQuestions.map((s, j) => `${markers[j]} ${s.text}`).join(" ; "));
+    // the same objectives as without drawn markers
+    assert.deepEqual(
+      q.subQuestions.map(({ marker: _, ...s }) => s),
+      plain.train[i]!.subQuestions.map(({ marker: _, ...s }) => s),
+    );
+    markers.forEach((m) => seen.add(m));
+  });
+  assert.equal(seen.size, 8);
+  assert.ok(drawn.train.some((q) => q.subQuestions[0]!.marker !== "q1"), "not always q1 first");
+  assert.throws(
+    () => buildQaSplits(w, { trainObjectives: [1, 4], trainMarkers: 3 }),
+    /trainMarkers must be 0 or an integer ≥ the largest trainObjectives \(4\), current value is 3/,
+  );
+});
+
 Deno.test("makeSubQuestion() follows 1- and 2-hop paths; every template is answerable", () => {
   const w = generateWorld(4);
   for (const [type, templates] of Object.entries(TEMPLATES)) {

@@ -35,6 +35,23 @@ Deno.test("teacherTurn() plans one search per hop, tracks memory slots, drops ea
   assert.equal(perfect!.content, `${subs[0]!.answer} ; ${subs[1]!.answer}`);
 });
 
+Deno.test("teacherTurn() names each objective by its own marker in think, memory and the answer's order", () => {
+  const w = generateWorld(6);
+  const person = w.entities.find((e) => e.type === "person")!;
+  const country = w.entities.find((e) => e.type === "country")!;
+  const subs = [
+    { ...makeSubQuestion(w, person.name, TEMPLATES.person[0]!), marker: "q3" },
+    { ...makeSubQuestion(w, country.name, TEMPLATES.country[0]!), marker: "q7" },
+  ];
+  const turns = [0, 1, 2].map((t) => teacherTurn(subs, t, new Set()));
+  assert.deepEqual(turns.map((t) => t!.think), [`q3 ${person.name} born`, `q7 ${country.name} capital`, "answer"]);
+  assert.equal(
+    turns[2]!.mem,
+    `q3 = ${person.name} born ${person.facts.born} , q7 = ${country.name} capital ${country.facts.capital}`,
+  );
+  assert.equal(turns[2]!.content, `${person.facts.born} ; ${country.facts.capital}`);
+});
+
 Deno.test("droppedObjectives() is seeded by the question and follows the drop rate", () => {
   assert.deepEqual(droppedObjectives("q1", 8, { seed: 1 }), droppedObjectives("q1", 8, { seed: 1 }));
   let dropped = 0;

@@ -41,5 +41,15 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     () => resolveConfig("quick", { data: { trainObjectives: [2, 1.5] } }),
     /data.trainObjectives\[1\] must be an integer ≥ 1, current value is 1.5/,
   );
+  assert.equal(resolveConfig("default").data.trainMarkers, 8);
+  assert.equal(resolveConfig("quick", { data: { trainMarkers: 3 } }).data.trainMarkers, 3);
+  assert.throws(
+    () => resolveConfig("default", { data: { trainMarkers: 3 } }),
+    /data.trainMarkers must be 0 or ≥ the most training objectives \(4\), current value is 3/,
+  );
+  assert.throws(
+    () => resolveConfig("quick", { data: { trainMarkers: -1 } }),
+    /data.trainMarkers must be an integer ≥ 0, current value is -1/,
+  );
   assert.notEqual(resolveConfig("quick"), PRESETS.quick, "a copy, never the frozen preset");
 });
