@@ -39,7 +39,7 @@ export interface BuildDataOptions extends QaSplitOptions {
  * whenever the generator changes, so a data directory written by an older
  * generator is rebuilt rather than reused.
  */
-export const DATA_VERSION = 6;
+export const DATA_VERSION = 7;
 
 /** What a data directory holds once loaded. */
 export interface LoadedData {

@@ -207,10 +207,10 @@ export interface QaSplitOptions {
   testFraction?: number;
   /**
    * Markers of the training questions: 0 names a k-objective question's
-   * objectives `q1`…`qk`, as every test question; `m ≥ 1` draws a random k of
-   * `q1`…`qm`, kept in order (`q2 … ; q7 …`), so that training on 1–4
-   * objectives shows every marker an 8-objective test question uses and the
-   * markers are pointers, not positions. Drawn from their own stream: the
+   * objectives `q1`…`qk`, as every test question; `m ≥ 1` starts the run of k
+   * consecutive markers at a random place in `q1`…`qm` (`q4 … ; q5 …`), so
+   * that training on 1–4 objectives shows every marker an 8-objective test
+   * question uses, each followed by the next. Drawn from their own stream: the
    * questions and test sets are those of `trainMarkers: 0`. @default 0
    */
   trainMarkers?: number;
@@ -320,9 +320,11 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     );
   }
   const markerRng = createRng(hashSeed(seed, hashString("markers")));
-  const drawMarkers = (k: number) =>
-    trainMarkers === 0 ? undefined : shuffled(Array.from({ length: trainMarkers }, (_, i) => i), markerRng)
-      .slice(0, k).sort((a, b) => a - b).map(objectiveMarker);
+  const drawMarkers = (k: number) => {
+    if (trainMarkers === 0) return undefined;
+    const start = markerRng.int(trainMarkers - k + 1);
+    return Array.from({ length: k }, (_, i) => objectiveMarker(start + i));
+  };
   return {
     train: Array.from({ length: trainCount }, (_, i) => {
       const k = ks[i % ks.length]!;

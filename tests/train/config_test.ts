@@ -41,7 +41,7 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     () => resolveConfig("quick", { data: { trainObjectives: [2, 1.5] } }),
     /data.trainObjectives\[1\] must be an integer ≥ 1, current value is 1.5/,
   );
-  assert.equal(resolveConfig("default").data.trainMarkers, 8);
+  assert.equal(resolveConfig("default").data.trainMarkers, undefined);
   assert.equal(resolveConfig("quick", { data: { trainMarkers: 3 } }).data.trainMarkers, 3);
   assert.throws(
     () => resolveConfig("default", { data: { trainMarkers: 3 } }),
