@@ -460,7 +460,8 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
     "Words of the test questions that no training question contains (entity names aside): the policy has never",
     "seen these tokens in a question, a think or a memory (at most as random words in the induction warm-up), so",
     "what depends on them (the objective's marker in `<think>` and `<mem>`, and that it follows the one before) is",
-    "out of reach at those counts.",
+    "out of reach at those counts. (`data.trainMarkers` numbers training questions from a random start so that",
+    "every marker is seen; on the default preset that cost more than it gave: README, Measured.)",
     "",
     ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
   ].join("\n");
@@ -480,9 +481,13 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { writeEvalFiles } from "./pipeline.ts";
  *
- * await writeEvalFiles(await Deno.makeTempDir(), [], {});
+ * const dir = await Deno.makeTempDir();
+ * await writeEvalFiles(dir, [], {}, undefined, new Map([[1, []], [6, ["q5", "q6"]]]));
+ * assert.match(await Deno.readTextFile(`${dir}/eval.md`), /\n- 6 objectives: `q5`, `q6`\n/);
+ * assert.deepEqual(JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).unseen, { 1: [], 6: ["q5", "q6"] });
  * ```
  */
 export async function writeEvalFiles(
