@@ -173,9 +173,10 @@ const BASE: ExperimentConfig = {
     // training questions are numbered q1-qk like the test questions, so a policy trained on at most 4 objectives
     // never sees q5-q8 (eval.md lists a test set's unseen words). Showing them cost more than it gave, each from the
     // same seed: trainMarkers 8 (a run of k markers starting at random in q1-q8) left the SFT loss at 0.38 instead
-    // of 0.24 after 700 warm-up + 550 SFT steps and EM at 0.38-0.56 / 0.16-0.25 / 0-0.03 / 0 / 0 (1/2/4/6/8 objectives, all agents)
-    // against 0.63-0.75 / 0.38-0.44 / 0.06-0.08 / 0 / 0; k random markers of q1-q8 in order, 0.56-0.63 / 0.09-0.16 /
-    // 0-0.02 / 0 / 0. At this model size and SFT budget the varied numbering is harder to fit than it is worth
+    // of 0.24 after 700 warm-up + 550 SFT steps and EM at 0.38-0.56 / 0.16-0.25 / 0-0.03 / 0 / 0 (1/2/4/6/8
+    // objectives, all agents) against 0.63-0.75 / 0.38-0.44 / 0.06-0.08 / 0 / 0; k random markers of q1-q8 in order,
+    // 0.56-0.63 / 0.09-0.16 / 0-0.02 / 0 / 0. At this model size and SFT budget the varied numbering is harder to fit
+    // than it is worth
   },
   sft: {
     // 650 steps (~13 minutes). 450 → 550 took the SFT policy's greedy EM on 32 test questions 0.47 → 0.66 (1
