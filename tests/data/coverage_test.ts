@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { unseenTestWords } from "../../lib/data/coverage.ts";
 
-Deno.test("unseenTestWords() finds the objective markers that training questions never show", async () => {
-  // the default preset's shape: main world 1-2 objectives, auxiliary worlds 1-4, tests 1-8
+/** The default preset's shape (main world 1-2 objectives, auxiliary worlds 1-4, tests 1-8), small. */
+async function defaultShapedData(trainMarkers?: number) {
   const dir = await Deno.makeTempDir();
   await buildData(dir, 3, {
     trainCount: 40,
@@ -11,8 +11,13 @@ Deno.test("unseenTestWords() finds the objective markers that training questions
     trainObjectives: [1, 2],
     auxWorlds: 1,
     auxObjectives: [1, 2, 3, 4],
+    ...(trainMarkers === undefined ? {} : { trainMarkers }),
   });
-  const unseen = unseenTestWords(await loadData(dir));
+  return await loadData(dir);
+}
+
+Deno.test("unseenTestWords() finds the objective markers that training questions never show", async () => {
+  const unseen = unseenTestWords(await defaultShapedData());
   assert.deepEqual([...unseen.keys()], [1, 2, 4, 6, 8]);
   assert.deepEqual(unseen.get(4), []);
   assert.deepEqual(unseen.get(6), ["q5", "q6"]);
@@ -31,15 +36,6 @@ Deno.test("unseenTestWords() leaves entity names aside: test subjects are never 
 });
 
 Deno.test("unseenTestWords(): training markers drawn from q1-q8 show every marker the 8-objective tests use", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 3, {
-    trainCount: 40,
-    testCount: 3,
-    trainObjectives: [1, 2],
-    auxWorlds: 1,
-    auxObjectives: [1, 2, 3, 4],
-    trainMarkers: 8,
-  });
-  const unseen = unseenTestWords(await loadData(dir));
+  const unseen = unseenTestWords(await defaultShapedData(8));
   assert.deepEqual([...unseen.values()], [[], [], [], [], []]);
 });
