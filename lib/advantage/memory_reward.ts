@@ -21,7 +21,7 @@ export interface MemoryRewardOptions {
   /**
    * Keep only answer tokens with probability above this (per context:
    * log π > log threshold); an empty kept set gives P = 0. Off when undefined
-   * (MemPO's code uses 0.5).
+   * or 0 (0 keeps every token). MemPO's code uses 0.5.
    */
   threshold?: number;
 }
@@ -85,8 +85,8 @@ function geometricMeanProb(logProbs: readonly number[], mask: readonly number[],
 export function memoryReward(inputs: MemoryRewardInputs, options: MemoryRewardOptions = {}): MemoryRewardResult {
   const { threshold } = options;
   const fn = "memoryReward";
-  if (threshold !== undefined && !(threshold > 0 && threshold < 1)) {
-    throw new RangeError(`Cannot compute ${fn}: threshold must be in (0, 1), current value is ${threshold}`);
+  if (threshold !== undefined && !(threshold >= 0 && threshold < 1)) {
+    throw new RangeError(`Cannot compute ${fn}: threshold must be in [0, 1), current value is ${threshold}`);
   }
   const { memAnswerLogProbs, fullAnswerLogProbs, answerMask } = inputs;
   const shape = assertMatrix(answerMask, "answerMask", fn);

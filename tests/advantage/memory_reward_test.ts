@@ -36,8 +36,24 @@ Deno.test("memoryReward() threshold keeps confident tokens per context; empty â†
   assertAllClose(r.pFull, [Math.sqrt(0.48), 0.6]); // 0.5 is not > 0.5
   assert.throws(
     () => memoryReward({ memAnswerLogProbs: [[0]], fullAnswerLogProbs: [[0]], answerMask: [[1]] }, { threshold: 1.5 }),
-    /threshold must be in \(0, 1\), current value is 1.5/,
+    /threshold must be in \[0, 1\), current value is 1.5/,
   );
+  assert.throws(
+    () => memoryReward({ memAnswerLogProbs: [[0]], fullAnswerLogProbs: [[0]], answerMask: [[1]] }, { threshold: -0.1 }),
+    /threshold must be in \[0, 1\), current value is -0.1/,
+  );
+});
+
+Deno.test("memoryReward() threshold 0 keeps every token, as no threshold does", () => {
+  const inputs = {
+    memAnswerLogProbs: [[L(0.9), L(0.01)], [L(0.2), L(0.4)]],
+    fullAnswerLogProbs: [[L(0.6), L(0.8)], [-80, L(0.5)]],
+    answerMask: [[1, 1], [1, 0]],
+  };
+  const off = memoryReward(inputs);
+  assert.deepEqual(memoryReward(inputs, { threshold: 0 }), off);
+  assertAllClose(off.pMem, [Math.sqrt(0.009), 0.2]);
+  assertAllClose(off.pFull, [Math.sqrt(0.48), Math.exp(-80)]);
 });
 
 Deno.test("memoryReward() rejects mismatched shapes and NaN", () => {
