@@ -327,7 +327,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   // RL: each algorithm from the SFT weights, reference = frozen SFT
   let rlStepsRun = 0;
   const trained = new Map<Algorithm, Model>();
-  for (const [index, algorithm] of config.rl.algorithms.entries()) {
+  for (const algorithm of config.rl.algorithms) {
     t = clock();
     const dir = `${outDir}/${algorithm}`;
     const state = rlStates.get(algorithm);
@@ -373,7 +373,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       criticOptimizer,
       data,
       config: config.rl,
-      seed: config.seed + index,
+      // one seed for every algorithm: step s draws the same questions and sampling seeds for each, so MemPO and GRPO
+      // start from identical rollouts and differ only by what they learn (the ablation of the memory advantage)
+      seed: config.seed,
     };
     const save = () =>
       saveCheckpoint(dir, {
