@@ -299,6 +299,7 @@ export {
   runPipeline,
   writeEvalFiles,
 } from "./lib/train/pipeline.ts";
+export { branchRun, SFT_FIELDS } from "./lib/train/branch.ts";
 
 // Notebook display helpers
 export { JUPYTER_DISPLAY, linePlot, type LinePlotOptions, type Series, type SvgFigure } from "./lib/viz/line_plot.ts";

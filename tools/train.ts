@@ -1,15 +1,17 @@
 // `deno task train`: the whole pipeline (data → SFT → RL → evaluation) on the wasm backend by default.
 //   --preset quick|default   --algo ppo|grpo|mempo[,…]   --backend NAME   --seed N
 //   --out DIR (default runs/<name>)   --resume DIR   --config run.json   --name NAME
+//   --from DIR: a new run whose RL starts from DIR's SFT checkpoint (its config, with --config and flags applied)
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { type ConfigOverrides, resolveConfig } from "../lib/train/config.ts";
 import { type ProgressEvent, runPipeline } from "../lib/train/pipeline.ts";
+import { branchRun } from "../lib/train/branch.ts";
 import { evalMarkdown } from "../lib/train/evaluate.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 
 const USAGE =
-  "usage: deno task train [--preset quick|default] [--algo mempo,grpo,ppo] [--backend wasm|cpu|webgpu|tensorflow|tensorflow-gpu] [--seed N] [--out DIR] [--resume DIR] [--config run.json] [--name NAME]";
+  "usage: deno task train [--preset quick|default] [--algo mempo,grpo,ppo] [--backend wasm|cpu|webgpu|tensorflow|tensorflow-gpu] [--seed N] [--out DIR] [--resume DIR] [--from DIR] [--config run.json] [--name NAME]";
 
 function fail(message: string): never {
   console.error(`error: ${message}\n${USAGE}`);
@@ -27,6 +29,7 @@ try {
       seed: { type: "string" },
       out: { type: "string" },
       resume: { type: "string" },
+      from: { type: "string" },
       config: { type: "string" },
       name: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -43,16 +46,29 @@ if (values.help) {
 
 let overrides: ConfigOverrides & { preset?: string } = {};
 const resumeDir = values.resume;
-if (resumeDir !== undefined) {
+const fromDir = values.from;
+if (resumeDir !== undefined && fromDir !== undefined) fail("--resume and --from exclude each other");
+const baseRun = resumeDir ?? fromDir;
+if (baseRun !== undefined) {
   try {
-    overrides = JSON.parse(await Deno.readTextFile(`${resumeDir}/config.json`));
+    overrides = JSON.parse(await Deno.readTextFile(`${baseRun}/config.json`));
   } catch (e) {
-    fail(`--resume ${resumeDir}: cannot read its config.json (${(e as Error).message})`);
+    fail(
+      `--${resumeDir !== undefined ? "resume" : "from"} ${baseRun}: cannot read its config.json (${
+        (e as Error).message
+      })`,
+    );
   }
 }
 if (values.config !== undefined) {
   try {
-    overrides = { ...overrides, ...JSON.parse(await Deno.readTextFile(values.config)) };
+    // section by section, as resolveConfig merges overrides into a preset: {"rl": {"lr": 1e-4}} keeps the rest of rl
+    const file = JSON.parse(await Deno.readTextFile(values.config)) as Record<string, unknown>;
+    const base = overrides as Record<string, unknown>;
+    const section = (x: unknown) => typeof x === "object" && x !== null && !Array.isArray(x);
+    for (const [k, v] of Object.entries(file)) {
+      base[k] = section(v) && section(base[k]) ? { ...base[k] as object, ...v as object } : v;
+    }
   } catch (e) {
     fail(`--config ${values.config}: ${(e as Error).message}`);
   }
@@ -78,7 +94,7 @@ try {
 } catch (e) {
   fail((e as Error).message);
 }
-if (values.out === undefined && resumeDir === undefined && config.dataDir === "data") {
+if (values.out === undefined && baseRun === undefined && config.dataDir === "data") {
   config.dataDir = `data/${config.preset}`;
 }
 const outDir = resumeDir ?? values.out ?? `runs/${config.name}`;
@@ -125,11 +141,15 @@ console.log(
     config.rl.algorithms.join(", ")
   }, backend ${config.backend}, seed ${config.seed} → ${outDir}`,
 );
+if (fromDir !== undefined) {
+  await branchRun(fromDir, outDir, config).catch((e: Error) => fail(e.message));
+  console.log(`from ${fromDir}: its SFT checkpoint, warm-up and SFT metrics copied to ${outDir}`);
+}
 const t0 = performance.now();
 const result = await runPipeline({
   config,
   outDir,
-  resume: resumeDir !== undefined,
+  resume: baseRun !== undefined,
   onProgress,
   shouldStop: () => interrupted,
 });

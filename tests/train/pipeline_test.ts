@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
 import { resolveConfig } from "../../lib/train/config.ts";
 import { runPipeline } from "../../lib/train/pipeline.ts";
+import { branchRun } from "../../lib/train/branch.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";
 
 const dataDir = await Deno.makeTempDir();
@@ -74,13 +75,10 @@ Deno.test("pipeline (quick): SFT lowers its loss; RL raises the mean reward over
 });
 
 Deno.test("pipeline (quick): an RL run interrupted and resumed from its checkpoints reproduces the metrics exactly", async () => {
-  // start from the finished run's SFT checkpoint (SFT resume is covered by trainSft's split-run test), then
-  // stop RL part-way, resume, and compare every metric but the timings, and the evaluation
+  // start from the finished run's SFT checkpoint (a branch; SFT resume is covered by trainSft's split-run test),
+  // then stop RL part-way, resume, and compare every metric but the timings, and the evaluation
   const dir = await Deno.makeTempDir();
-  await Deno.mkdir(`${dir}/sft`);
-  for (const e of Deno.readDirSync(`${full}/sft`)) await Deno.copyFile(`${full}/sft/${e.name}`, `${dir}/sft/${e.name}`);
-  const sftRows = (await read(full)).filter((r) => r.stage === "sft" || r.stage === "pretrain");
-  await Deno.writeTextFile(`${dir}/metrics.jsonl`, sftRows.map((r) => JSON.stringify(r) + "\n").join(""));
+  await branchRun(full, dir, config);
   const first = await runPipeline({
     config,
     outDir: dir,
@@ -96,6 +94,24 @@ Deno.test("pipeline (quick): an RL run interrupted and resumed from its checkpoi
   const a = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).rows;
   const b = JSON.parse(await Deno.readTextFile(`${full}/eval.json`)).rows;
   assert.deepEqual(a, b);
+});
+
+Deno.test("pipeline (quick): a branch trains other RL settings from the run's SFT weights", async () => {
+  const dir = await Deno.makeTempDir();
+  const grpo = { ...config, rl: { ...config.rl, algorithms: ["grpo" as const], steps: 2 } };
+  await branchRun(full, dir, grpo);
+  const result = await runPipeline({ config: grpo, outDir: dir, resume: true });
+  assert.equal(result.completed, true);
+  const rows = strip(await read(dir));
+  const fullRows = strip(await read(full));
+  const of = (rs: typeof rows, stage: string) => rs.filter((r) => r.stage === stage);
+  // the same SFT rows, and GRPO's first two steps exactly as in the run that also trained MemPO first
+  assert.deepEqual(of(rows, "sft"), of(fullRows, "sft"));
+  assert.deepEqual(of(rows, "grpo"), of(fullRows, "grpo").slice(0, 2));
+  assert.deepEqual(of(rows, "mempo"), []);
+  assert.ok(
+    JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).rows.some((r: { agent: string }) => r.agent === "GRPO"),
+  );
 });
 
 Deno.test("pipeline: resuming a run whose data was rebuilt with another tokenizer fails before any training", async () => {

@@ -1,0 +1,105 @@
+/**
+ * Branching a run: a new run that starts RL from another run's finished SFT
+ * checkpoint, so RL settings can be compared from one SFT policy without
+ * training it again (`deno task train --from runs/NAME --config rl.json`).
+ *
+ * @module
+ */
+import type { ExperimentConfig } from "./config.ts";
+
+/** The config fields the SFT weights depend on: a branch must keep them. */
+export const SFT_FIELDS = ["seed", "dataDir", "model", "data", "sft"] as const;
+
+/** The first leaf where two JSON values differ, as `[path, a, b]` (undefined when equal). */
+function firstDifference(a: unknown, b: unknown, path: string): [string, unknown, unknown] | undefined {
+  const isObject = (x: unknown) => typeof x === "object" && x !== null;
+  if (isObject(a) && isObject(b) && Array.isArray(a) === Array.isArray(b)) {
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    for (const k of [...new Set([...Object.keys(ra), ...Object.keys(rb)])].sort()) {
+      const d = firstDifference(ra[k], rb[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`);
+      if (d !== undefined) return d;
+    }
+    return undefined;
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? undefined : [path, a, b];
+}
+
+/**
+ * Prepares `outDir` as a run that continues from `fromDir`'s finished SFT
+ * stage: copies its tokenizer, SFT checkpoint and the warm-up and SFT rows of
+ * its `metrics.jsonl`, and writes `config`. `runPipeline({ resume: true })`
+ * on `outDir` then loads the SFT weights and runs RL and evaluation as
+ * `config` says. Refused, before anything is written, when `config` differs
+ * from the run's in a field the SFT weights depend on ({@linkcode SFT_FIELDS}),
+ * when the run's SFT stage is not finished, or when `outDir` is `fromDir`.
+ * A previous run in `outDir` is replaced, as a fresh run replaces it; a
+ * non-empty `outDir` without `metrics.jsonl` is refused.
+ *
+ * Source: verl `actor_rollout_ref.model.path` (RL starts from a saved SFT
+ * model); TRL `PPOTrainer(model=sft_checkpoint)`.
+ *
+ * @param fromDir A run directory with a finished `sft/` checkpoint.
+ * @param outDir The new run's directory.
+ * @param config The new run's config (RL and evaluation may differ).
+ * @returns Nothing; `outDir` is ready for `runPipeline({ config, outDir, resume: true })`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "./config.ts";
+ * import { branchRun } from "./branch.ts";
+ *
+ * const from = await Deno.makeTempDir();
+ * const config = resolveConfig("quick", { dataDir: "data/quick" });
+ * await Deno.writeTextFile(`${from}/config.json`, JSON.stringify(config));
+ * const out = await Deno.makeTempDir();
+ * await assert.rejects(
+ *   branchRun(from, out, { ...config, sft: { ...config.sft, steps: 90 } }),
+ *   /sft\.steps is 100 in .* and 90 here: the SFT weights depend on it/,
+ * );
+ * await assert.rejects(branchRun(from, out, config), /its SFT stage has not finished/);
+ * ```
+ */
+export async function branchRun(fromDir: string, outDir: string, config: ExperimentConfig): Promise<void> {
+  const fail = (why: string): never => {
+    throw new Error(`Cannot branch from ${fromDir}: ${why}`);
+  };
+  const real = async (p: string) => await Deno.realPath(p).catch(() => undefined);
+  const fromReal = await real(fromDir);
+  if (fromReal === undefined) fail("no such directory");
+  if (fromReal === (await real(outDir))) fail("the new run needs its own directory (give --name or --out)");
+  const saved = JSON.parse(
+    await Deno.readTextFile(`${fromDir}/config.json`).catch(() => fail("it has no config.json")),
+  ) as Record<string, unknown>;
+  for (const field of SFT_FIELDS) {
+    const d = firstDifference(saved[field], config[field], field);
+    if (d !== undefined) {
+      fail(
+        `${d[0]} is ${JSON.stringify(d[1])} in ${fromDir} and ${
+          JSON.stringify(d[2])
+        } here: the SFT weights depend on it`,
+      );
+    }
+  }
+  const sftRecord = await Deno.readTextFile(`${fromDir}/sft/config.json`).catch(() => undefined);
+  const state = sftRecord === undefined ? undefined : JSON.parse(sftRecord).state as { step: number; done: boolean };
+  if (state?.done !== true) {
+    fail(`its SFT stage has not finished (${state === undefined ? "no sft/ checkpoint" : `step ${state.step}`})`);
+  }
+  const rows = (await Deno.readTextFile(`${fromDir}/metrics.jsonl`)).split("\n").filter(Boolean)
+    .filter((line) => ["pretrain", "sft"].includes(String(JSON.parse(line).stage)));
+  // a previous run in outDir is replaced (as a fresh run replaces it); anything else is left alone
+  const entries = await Array.fromAsync(Deno.readDir(outDir)).catch(() => []);
+  if (entries.length > 0) {
+    if (!entries.some((e) => e.name === "metrics.jsonl")) fail(`${outDir} is not empty and holds no run`);
+    for (const e of entries) await Deno.remove(`${outDir}/${e.name}`, { recursive: true });
+  }
+  await Deno.mkdir(`${outDir}/sft`, { recursive: true });
+  for (const e of Deno.readDirSync(`${fromDir}/sft`)) {
+    if (e.isFile) await Deno.copyFile(`${fromDir}/sft/${e.name}`, `${outDir}/sft/${e.name}`);
+  }
+  await Deno.copyFile(`${fromDir}/tokenizer.json`, `${outDir}/tokenizer.json`);
+  await Deno.writeTextFile(`${outDir}/metrics.jsonl`, rows.map((r) => `${r}\n`).join(""));
+  await Deno.writeTextFile(`${outDir}/config.json`, JSON.stringify(config, null, 2));
+}
