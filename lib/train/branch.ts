@@ -7,8 +7,16 @@
  */
 import type { ExperimentConfig } from "./config.ts";
 
-/** The config fields the SFT weights depend on: a branch must keep them. */
-export const SFT_FIELDS = ["seed", "dataDir", "model", "data", "sft"] as const;
+/**
+ * The config fields the SFT weights depend on (dotted paths): a branch must
+ * keep them. `rl.maxTurnTokens` caps the teacher's turns in the SFT demonstrations.
+ */
+export const SFT_FIELDS = ["seed", "dataDir", "model", "data", "sft", "rl.maxTurnTokens"] as const;
+
+/** The value at a dotted path (undefined where a step is missing). */
+function at(x: unknown, path: string): unknown {
+  return path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], x);
+}
 
 /** The first leaf where two JSON values differ, as `[path, a, b]` (undefined when equal). */
 function firstDifference(a: unknown, b: unknown, path: string): [string, unknown, unknown] | undefined {
@@ -73,7 +81,7 @@ export async function branchRun(fromDir: string, outDir: string, config: Experim
     await Deno.readTextFile(`${fromDir}/config.json`).catch(() => fail("it has no config.json")),
   ) as Record<string, unknown>;
   for (const field of SFT_FIELDS) {
-    const d = firstDifference(saved[field], config[field], field);
+    const d = firstDifference(at(saved, field), at(config, field), field);
     if (d !== undefined) {
       fail(
         `${d[0]} is ${JSON.stringify(d[1])} in ${fromDir} and ${

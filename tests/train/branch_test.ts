@@ -50,7 +50,7 @@ Deno.test("branchRun(): copies the tokenizer, the SFT checkpoint and the warm-up
 });
 
 Deno.test("branchRun(): refuses changed SFT fields, an unfinished SFT, its own directory and a foreign one", async () => {
-  assert.deepEqual([...SFT_FIELDS], ["seed", "dataDir", "model", "data", "sft"]);
+  assert.deepEqual([...SFT_FIELDS], ["seed", "dataDir", "model", "data", "sft", "rl.maxTurnTokens"]);
   const from = await fakeRun({ step: 2, done: true });
   const out = await Deno.makeTempDir();
   const cases: [Record<string, unknown>, RegExp][] = [
@@ -60,7 +60,15 @@ Deno.test("branchRun(): refuses changed SFT fields, an unfinished SFT, its own d
     [{ data: { ...config.data, testObjectives: [1, 2, 8] } }, /data\.testObjectives\[2\] is 4 in .* and 8 here/],
     [{ data: { ...config.data, trainMarkers: 8 } }, /data\.trainMarkers is undefined in .* and 8 here/],
     [{ sft: { ...config.sft, lr: 1e-3 } }, /sft\.lr is 0\.003 in .* and 0\.001 here/],
+    [{ rl: { ...config.rl, maxTurnTokens: 64 } }, /rl\.maxTurnTokens is 48 in .* and 64 here/],
   ];
+  // the rest of rl and eval may change
+  await branchRun(from, `${out}/ok`, {
+    ...config,
+    rl: { ...config.rl, lr: 1, memCoef: 0 },
+    eval: { ...config.eval, questions: 1 },
+  });
+  await Deno.remove(`${out}/ok`, { recursive: true });
   for (const [change, message] of cases) {
     await assert.rejects(branchRun(from, out, { ...config, ...change }), message);
   }
