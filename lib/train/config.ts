@@ -109,6 +109,12 @@ export interface RlConfig {
   lambda: number;
   /** Save a checkpoint every this many steps (and at the end). */
   checkpointEvery: number;
+  /**
+   * Seed of the RL steps' questions, sampling and minibatches (the same for
+   * every algorithm); repeats of RL from one SFT policy differ only here.
+   * @default the experiment seed
+   */
+  seed?: number;
 }
 
 /** Evaluation. */
@@ -275,7 +281,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
 const OPTIONAL_FIELDS: Record<string, string[]> = {
   data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers"],
   sft: ["pretrainSteps", "inductionMix"],
-  rl: ["memThreshold"],
+  rl: ["memThreshold", "seed"],
 };
 
 /** A deep partial of the config, for overrides from flags or `--config run.json`. */
@@ -436,6 +442,7 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
   range("rl.gamma", c.rl.gamma, 0, 1);
   range("rl.lambda", c.rl.lambda, 0, 1);
   int("rl.checkpointEvery", c.rl.checkpointEvery, 1);
+  if (c.rl.seed !== undefined) int("rl.seed", c.rl.seed, 0);
   int("eval.questions", c.eval.questions, 1);
   if (c.eval.questions > c.data.testCount) {
     throw new RangeError(

@@ -375,7 +375,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       config: config.rl,
       // one seed for every algorithm: step s draws the same questions and sampling seeds for each, so MemPO and GRPO
       // start from identical rollouts and differ only by what they learn (the ablation of the memory advantage)
-      seed: config.seed,
+      seed: config.rl.seed ?? config.seed,
     };
     const save = () =>
       saveCheckpoint(dir, {

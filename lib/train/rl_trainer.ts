@@ -36,7 +36,7 @@ export interface RlStepContext {
   data: LoadedData;
   /** Hyperparameters. */
   config: RlConfig;
-  /** Experiment seed. */
+  /** Seed of the RL steps (`rl.seed`, else the experiment seed). */
   seed: number;
 }
 

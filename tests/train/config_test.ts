@@ -8,6 +8,12 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   assert.deepEqual(c.rl.algorithms, ["ppo"]);
   assert.equal(c.rl.groupSize, PRESETS.quick.rl.groupSize, "other fields of the section kept");
   assert.equal(c.seed, 4);
+  assert.equal(c.rl.seed, undefined, "RL follows the experiment seed unless told");
+  assert.equal(resolveConfig("quick", { rl: { seed: 7 } }).rl.seed, 7);
+  assert.throws(
+    () => resolveConfig("quick", { rl: { seed: 1.5 } }),
+    /rl.seed must be an integer ≥ 0, current value is 1.5/,
+  );
   assert.throws(() => resolveConfig("huge"), /preset must be one of default, quick/);
   assert.throws(() => resolveConfig("quick", { rl: { lr: -0.1 } }), /rl.lr must be > 0, current value is -0.1/);
   assert.throws(() => resolveConfig("quick", { rl: { groupSize: 0 } }), /rl.groupSize must be an integer ≥ 1/);
