@@ -250,6 +250,7 @@ export {
   type EvalConfig,
   type ExperimentConfig,
   type ExperimentPresetName,
+  mergeSections,
   PRESETS,
   resolveConfig,
   type RlConfig,

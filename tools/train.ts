@@ -4,7 +4,7 @@
 //   --from DIR: a new run whose RL starts from DIR's SFT checkpoint (its config, with --config and flags applied)
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
-import { type ConfigOverrides, resolveConfig } from "../lib/train/config.ts";
+import { type ConfigOverrides, mergeSections, resolveConfig } from "../lib/train/config.ts";
 import { type ProgressEvent, runPipeline } from "../lib/train/pipeline.ts";
 import { branchRun } from "../lib/train/branch.ts";
 import { evalMarkdown } from "../lib/train/evaluate.ts";
@@ -63,12 +63,7 @@ if (baseRun !== undefined) {
 if (values.config !== undefined) {
   try {
     // section by section, as resolveConfig merges overrides into a preset: {"rl": {"lr": 1e-4}} keeps the rest of rl
-    const file = JSON.parse(await Deno.readTextFile(values.config)) as Record<string, unknown>;
-    const base = overrides as Record<string, unknown>;
-    const section = (x: unknown) => typeof x === "object" && x !== null && !Array.isArray(x);
-    for (const [k, v] of Object.entries(file)) {
-      base[k] = section(v) && section(base[k]) ? { ...base[k] as object, ...v as object } : v;
-    }
+    overrides = mergeSections(overrides, JSON.parse(await Deno.readTextFile(values.config))) as typeof overrides;
   } catch (e) {
     fail(`--config ${values.config}: ${(e as Error).message}`);
   }

@@ -291,6 +291,43 @@ export type ConfigOverrides = {
     : ExperimentConfig[K];
 };
 
+const isSection = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
+
+/**
+ * Overrides applied to a config section by section: a section (an object)
+ * merges field by field into the same section of `base`, anything else
+ * (numbers, strings, lists, null) replaces; `undefined` leaves the field.
+ * The one merge rule of presets, `--resume`/`--from` configs and `--config` files.
+ *
+ * Source: nanoGPT `configurator.py` (overrides on top of defaults), one level deep as in TRL's nested configs.
+ *
+ * @param base The config (or partial config) to start from; not modified.
+ * @param overrides Fields to change.
+ * @returns A new object.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mergeSections } from "./config.ts";
+ *
+ * const merged = mergeSections({ seed: 0, rl: { lr: 1, steps: 2 } }, { rl: { lr: 3 }, seed: undefined });
+ * assert.deepEqual(merged, { seed: 0, rl: { lr: 3, steps: 2 } });
+ * ```
+ */
+export function mergeSections(
+  base: Readonly<Record<string, unknown>>,
+  overrides: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(overrides)) {
+    const cur = merged[k];
+    if (isSection(v) && isSection(cur)) merged[k] = { ...cur, ...v };
+    else if (v !== undefined) merged[k] = v;
+  }
+  return merged;
+}
+
 /**
  * A preset with overrides applied (nested sections merged), validated.
  *
@@ -322,18 +359,18 @@ export function resolveConfig(preset: string, overrides: ConfigOverrides = {}): 
   for (const k of Object.keys(overrides)) {
     if (!known.has(k)) throw new RangeError(`Invalid config: unknown field ${JSON.stringify(k)}`);
   }
-  const merged = structuredClone(base) as unknown as Record<string, unknown>;
+  const presetFields = base as unknown as Record<string, unknown>;
   for (const [k, v] of Object.entries(overrides)) {
-    const cur = merged[k];
-    if (v !== null && typeof v === "object" && !Array.isArray(v) && typeof cur === "object" && cur !== null) {
+    const cur = presetFields[k];
+    if (isSection(v) && isSection(cur)) {
       for (const sub of Object.keys(v)) {
-        if (!(sub in (cur as object)) && !OPTIONAL_FIELDS[k]?.includes(sub)) {
+        if (!(sub in cur) && !OPTIONAL_FIELDS[k]?.includes(sub)) {
           throw new RangeError(`Invalid config: unknown field ${k}.${sub}`);
         }
       }
-      merged[k] = { ...(cur as object), ...(v as object) };
-    } else if (v !== undefined) merged[k] = v;
+    }
   }
+  const merged = mergeSections(structuredClone(presetFields), overrides as Record<string, unknown>);
   if (overrides.name === undefined && overrides.preset === undefined) merged.name = base.name;
   return validateConfig(merged as unknown as ExperimentConfig);
 }
