@@ -18,21 +18,35 @@ export interface MemoryAdvantageInputs {
   groupIds: readonly (string | number)[];
 }
 
+/** Options of {@linkcode memoryAdvantages}: the GRPO normaliser's, and the pool. */
+export interface MemoryAdvantageOptions extends GrpoAdvantageOptions {
+  /**
+   * What a memory is compared with (nested rewards only): `"question"`, every
+   * turn of every trajectory of its question (MemPO); `"turn"`, the memories
+   * written at the same turn index of the same question's trajectories. @default "question"
+   */
+  pool?: "question" | "turn";
+}
+
 /**
  * Normalises memory rewards within each question, pooling every turn of every
  * trajectory of that question, with the GRPO normaliser (same ε/std options).
  *
  * ```text
  * A^M(i, t) = (R^M(i, t) − μ_q) / (σ_q + ε),   μ_q, σ_q over {R^M(j, s) : j asks question q, s ≥ 2}
+ * pool "turn":  μ_{q,t}, σ_{q,t} over {R^M(j, t) : j asks question q}   (a lone one: GRPO's singleton rule, R^M kept)
  * ```
  *
  * Shapes: flat `[M]` → `[M]`; nested `[N][turns]` → the same nesting, `null` kept.
+ * The `"turn"` pool is not MemPO's: a later memory must carry more answers
+ * and its full history holds more documents, so R^M falls with the turn
+ * index, and the question pool turns "written late" into a negative advantage.
  *
  * Source: MemPO (arXiv:2603.00680), memory-level advantage; seed note 000 §1.3.
  * Reference: MemPO `compute_grpo_memory_advantage` (calls the GRPO normaliser).
  *
  * @param inputs Memory rewards and their question ids.
- * @param options ε, std convention, std scaling (see `grpoAdvantages`).
+ * @param options ε, std convention, std scaling (see `grpoAdvantages`); the pool.
  * @returns Memory advantages in the shape of `inputs.rewards`.
  *
  * @example Two trajectories of one question; turn 1 has no memory reward
@@ -44,23 +58,37 @@ export interface MemoryAdvantageInputs {
  * // pool {0.1, 0.3, −0.1}: μ = 0.1, Bessel σ = 0.2
  * assertAllClose(a[0]![2] as number, 1);
  * assertAllClose(a[1]![1] as number, -1);
+ * // per turn: {0.1, −0.1} at turn 2 → ±0.707; 0.3 is alone at turn 3 (singleton: μ = 0, σ = 1) → 0.3
+ * const b = memoryAdvantages({ rewards: [[null, 0.1, 0.3], [null, -0.1]], groupIds: ["q", "q"] }, { epsilon: 0, pool: "turn" });
+ * assertAllClose([b[0]![1], b[0]![2], b[1]![1]] as number[], [Math.SQRT1_2, 0.3, -Math.SQRT1_2]);
  * ```
  */
 export function memoryAdvantages(
   inputs: { rewards: readonly number[]; groupIds: readonly (string | number)[] },
-  options?: GrpoAdvantageOptions,
+  options?: MemoryAdvantageOptions,
 ): number[];
 export function memoryAdvantages(
   inputs: { rewards: readonly (readonly (number | null)[])[]; groupIds: readonly (string | number)[] },
-  options?: GrpoAdvantageOptions,
+  options?: MemoryAdvantageOptions,
 ): (number | null)[][];
 export function memoryAdvantages(
   inputs: MemoryAdvantageInputs,
-  options: GrpoAdvantageOptions = {},
+  options: MemoryAdvantageOptions = {},
 ): number[] | (number | null)[][] {
   const { rewards, groupIds } = inputs;
+  const { pool = "question", ...normaliser } = options;
+  if (pool !== "question" && pool !== "turn") {
+    throw new RangeError(
+      `Cannot compute memoryAdvantages: pool must be "question" or "turn", current value is ${JSON.stringify(pool)}`,
+    );
+  }
   if (!Array.isArray(rewards) || rewards.every((r) => typeof r === "number")) {
-    return grpoAdvantages(rewards as number[], groupIds, options);
+    if (pool === "turn") {
+      throw new TypeError(
+        `Cannot compute memoryAdvantages: pool "turn" needs rewards per trajectory and turn ([N][turns]), current rewards are flat`,
+      );
+    }
+    return grpoAdvantages(rewards as number[], groupIds, normaliser);
   }
   if (groupIds.length !== rewards.length) {
     throw new TypeError(
@@ -69,20 +97,26 @@ export function memoryAdvantages(
   }
   const flat: number[] = [];
   const ids: (string | number)[] = [];
+  const poolIds = new Map<string, number>(); // (question, turn) → pool index, for pool "turn"
+  const poolOf = (id: string | number, turn: number) => {
+    const key = JSON.stringify([typeof id, id, turn]);
+    if (!poolIds.has(key)) poolIds.set(key, poolIds.size);
+    return poolIds.get(key)!;
+  };
   (rewards as (readonly (number | null)[])[]).forEach((row, i) => {
     if (!Array.isArray(row)) {
       throw new TypeError(
         `Cannot compute memoryAdvantages: rewards[${i}] must be an array of turns, current value is ${String(row)}`,
       );
     }
-    row.forEach((r) => {
+    row.forEach((r, t) => {
       if (r !== null) {
         flat.push(r);
-        ids.push(groupIds[i]!);
+        ids.push(pool === "turn" ? poolOf(groupIds[i]!, t) : groupIds[i]!);
       }
     });
   });
-  const adv = grpoAdvantages(flat, ids, options);
+  const adv = grpoAdvantages(flat, ids, normaliser);
   let k = 0;
   return (rewards as (readonly (number | null)[])[]).map((row) => row.map((r) => (r === null ? null : adv[k++]!)));
 }

@@ -99,6 +99,10 @@ export interface RlConfig {
   memCoef: number;
   /** MemPO: score only answer tokens with probability above this (0 or undefined: every token). */
   memThreshold?: number;
+  /** MemPO: whether A^M also covers the `</mem>` token (MemPO's span; default true). */
+  memCloseTag?: boolean;
+  /** MemPO: a memory's reward is normalised against its question's memories (MemPO) or those of its turn index. */
+  memPool?: "question" | "turn";
   /** PPO: value-loss coefficient. */
   vfCoef: number;
   /** PPO: value clip range. */
@@ -282,7 +286,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
 const OPTIONAL_FIELDS: Record<string, string[]> = {
   data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers"],
   sft: ["pretrainSteps", "inductionMix"],
-  rl: ["memThreshold", "seed"],
+  rl: ["memThreshold", "memCloseTag", "memPool", "seed"],
 };
 
 /** A deep partial of the config, for overrides from flags or `--config run.json`. */
@@ -475,6 +479,12 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
   oneOf("rl.std", c.rl.std, ["bessel", "population"]);
   range("rl.memCoef", c.rl.memCoef, 0, 100);
   if (c.rl.memThreshold !== undefined) range("rl.memThreshold", c.rl.memThreshold, 0, 0.999999);
+  if (c.rl.memCloseTag !== undefined && typeof c.rl.memCloseTag !== "boolean") {
+    throw new RangeError(
+      `Invalid config: rl.memCloseTag must be true or false, current value is ${JSON.stringify(c.rl.memCloseTag)}`,
+    );
+  }
+  if (c.rl.memPool !== undefined) oneOf("rl.memPool", c.rl.memPool, ["question", "turn"]);
   range("rl.vfCoef", c.rl.vfCoef, 0, 100);
   range("rl.valueClip", c.rl.valueClip, 0, 1e6);
   range("rl.gamma", c.rl.gamma, 0, 1);

@@ -12,8 +12,7 @@ import { scoreContinuations } from "../model/score.ts";
 import type { Episode } from "../env/rollout.ts";
 import { memoryRewardPairs } from "../env/memory_inputs.ts";
 import { memoryReward } from "../advantage/memory_reward.ts";
-import { memoryAdvantages } from "../advantage/memory_advantage.ts";
-import type { GrpoAdvantageOptions } from "../advantage/grpo.ts";
+import { type MemoryAdvantageOptions, memoryAdvantages } from "../advantage/memory_advantage.ts";
 
 /** Memory rewards and advantages per episode and turn (`null`: no memory credit). */
 export interface MemoryCredit {
@@ -26,7 +25,7 @@ export interface MemoryCredit {
 }
 
 /** Options of {@linkcode computeMemoryCredit}. */
-export interface MemoryCreditOptions extends GrpoAdvantageOptions {
+export interface MemoryCreditOptions extends MemoryAdvantageOptions {
   /** Confidence threshold of the answer mask (undefined: off). */
   threshold?: number;
   /** Sequences per scoring forward. @default 32 */
@@ -38,7 +37,7 @@ export interface MemoryCreditOptions extends GrpoAdvantageOptions {
  *
  * ```text
  * for each turn t ≥ 2 with ⟨mem⟩:  R^M = P_mem(t) − P_full(t)      (one batched scoring of 2N pairs)
- * A^M = GRPO-normalise(R^M pooled over all turns of all trajectories of the same question)
+ * A^M = GRPO-normalise(R^M pooled over all turns of all trajectories of the same question)   (pool "turn": same turn index)
  * ```
  *
  * Source: MemPO (arXiv:2603.00680); seed notes 000 §1.3 and 002 (A1–A3).
@@ -47,7 +46,7 @@ export interface MemoryCreditOptions extends GrpoAdvantageOptions {
  * @param model The policy (rollout weights).
  * @param episodes Finished episodes.
  * @param tokenizer The tokenizer.
- * @param options Normaliser options, threshold, batch size.
+ * @param options Normaliser options, pool, threshold, batch size.
  * @returns Per-turn rewards, advantages and summary statistics.
  *
  * @example Episodes without a second turn get no memory credit

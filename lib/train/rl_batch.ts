@@ -38,6 +38,7 @@ export interface TurnSequence extends LmSequence {
  * @param outcomeAdvantages A^T per episode.
  * @param memoryAdvantages A^M per episode and turn (null/undefined: none).
  * @param memCoef Weight of A^M.
+ * @param memCloseTag Whether A^M also covers `</mem>` (MemPO's span); `false`: the content only.
  * @returns Sequences for the update.
  *
  * @example
@@ -56,6 +57,7 @@ export function outcomeTurnSequences(
   outcomeAdvantages: readonly number[],
   memoryAdvantages: readonly (readonly (number | null)[])[] | undefined,
   memCoef: number,
+  memCloseTag = true,
 ): TurnSequence[] {
   const out: TurnSequence[] = [];
   episodes.forEach((e, i) => {
@@ -65,7 +67,7 @@ export function outcomeTurnSequences(
       const lossMask = [...t.context.map(() => 0), ...t.sampled.map(() => 1)];
       const am = memoryAdvantages?.[i]?.[k];
       const spans = am !== null && am !== undefined && t.memSpan !== undefined
-        ? [{ start: C + t.memSpan[0], end: C + t.memSpan[1], advantage: am }]
+        ? [{ start: C + t.memSpan[0], end: C + t.memSpan[1] - (memCloseTag ? 0 : 1), advantage: am }]
         : [];
       const [advantages] = combineAdvantages(
         { outcomeAdvantages: [outcomeAdvantages[i]!], memorySpans: [spans], mask: [lossMask] },

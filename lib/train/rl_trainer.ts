@@ -111,6 +111,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
       const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, {
         epsilon: config.epsilon,
         std: config.std,
+        pool: config.memPool ?? "question",
         ...(config.memThreshold === undefined ? {} : { threshold: config.memThreshold }),
       });
       memory = credit.advantages;
@@ -121,7 +122,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
       row["memory/turns"] = credit.stats.turns;
     }
     t2 = now();
-    sequences = outcomeTurnSequences(episodes, outcome, memory, config.memCoef);
+    sequences = outcomeTurnSequences(episodes, outcome, memory, config.memCoef, config.memCloseTag ?? true);
   }
   const t3 = now();
   // 5. update

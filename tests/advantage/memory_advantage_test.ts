@@ -46,6 +46,48 @@ Deno.test("memoryAdvantages() pools per question and calls the GRPO normaliser",
   ]);
 });
 
+Deno.test("memoryAdvantages() pool 'turn': each turn index of a question normalised alone (slow reference loop)", () => {
+  const rewards = [[null, 0.1, 0.4, -0.3], [null, -0.2, 0.5], [null, 0.3, 0.3, 0.0], [null, 0.6]];
+  const ids = ["a", 1, "a", "1"]; // 1 and "1" are different questions
+  const opts = { epsilon: 1e-6, std: "bessel" as const };
+  const adv = memoryAdvantages({ rewards, groupIds: ids }, { ...opts, pool: "turn" });
+  // reference: for every (question, turn), the GRPO normaliser over that cell alone
+  const expected = rewards.map((row) => row.map((r) => (r === null ? null : NaN)));
+  for (const id of new Set(ids)) {
+    for (let t = 1; t < 4; t++) {
+      const cell = rewards.flatMap((row, i) => (ids[i] === id && row[t] != null ? [[i, row[t]!] as const] : []));
+      if (cell.length === 0) continue;
+      const a = grpoAdvantages(cell.map((c) => c[1]), cell.map(() => 0), opts);
+      cell.forEach(([i], k) => (expected[i]![t] = a[k]!));
+    }
+  }
+  assert.deepEqual(adv.map((row) => row.map((v) => v === null)), expected.map((row) => row.map((v) => v === null)));
+  assertAllClose(
+    adv.flat().filter((v) => v !== null) as number[],
+    expected.flat().filter((v) => v !== null) as number[],
+  );
+  // by hand: question "a", turn 2 pools {0.1, 0.3} and turn 4 {−0.3, 0}: ±1/√2; question 1 has one memory per turn
+  // (singleton: μ 0, σ 1) → R^M kept
+  assertAllClose([adv[0]![1]!, adv[2]![1]!, adv[0]![3]!, adv[2]![3]!, adv[1]![2]!], [
+    -Math.SQRT1_2,
+    Math.SQRT1_2,
+    -Math.SQRT1_2,
+    Math.SQRT1_2,
+    0.5,
+  ], { atol: 1e-5 });
+  // the question pool differs: turn 2's 0.1 is compared with 0.4, 0.3, 0.3, 0 and −0.3 too
+  const q = memoryAdvantages({ rewards, groupIds: ids }, opts);
+  assert.ok(Math.abs(q[0]![1]! - adv[0]![1]!) > 0.1);
+  assert.throws(
+    () => memoryAdvantages({ rewards: [0.1, 0.2], groupIds: [1, 1] }, { pool: "turn" }),
+    /pool "turn" needs rewards per trajectory and turn/,
+  );
+  assert.throws(
+    () => memoryAdvantages({ rewards, groupIds: ids }, { pool: "step" as never }),
+    /pool must be "question" or "turn", current value is "step"/,
+  );
+});
+
 Deno.test("combineAdvantages() zeroes masked tokens and scales by memCoef", () => {
   const out = combineAdvantages({
     outcomeAdvantages: [1, -0.5],

@@ -23,6 +23,15 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   );
   assert.throws(() => resolveConfig("quick", { backend: "metal" as "wasm" }), /backend must be one of wasm/);
   assert.throws(() => resolveConfig("quick", { rl: { bogus: 1 } as never }), /unknown field rl.bogus/);
+  assert.throws(
+    () => resolveConfig("quick", { rl: { memCloseTag: "no" as never } }),
+    /rl.memCloseTag must be true or false, current value is "no"/,
+  );
+  assert.equal(resolveConfig("quick", { rl: { memCloseTag: false } }).rl.memCloseTag, false);
+  assert.throws(
+    () => resolveConfig("quick", { rl: { memPool: "episode" as never } }),
+    /rl.memPool must be one of question, turn, current value is "episode"/,
+  );
   assert.throws(() => resolveConfig("quick", { nonsense: 1 } as never), /unknown field "nonsense"/);
   assert.throws(
     () => resolveConfig("quick", { eval: { questions: 99 } }),

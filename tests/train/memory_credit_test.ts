@@ -7,6 +7,7 @@ import { createModel } from "../../lib/model/params.ts";
 import { scoreContinuations } from "../../lib/model/score.ts";
 import { memoryRewardPairs } from "../../lib/env/memory_inputs.ts";
 import { computeMemoryCredit } from "../../lib/train/memory_credit.ts";
+import { memoryAdvantages } from "../../lib/advantage/memory_advantage.ts";
 import { tasksFromRecords } from "../../lib/train/demos.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
@@ -41,5 +42,14 @@ Deno.test("computeMemoryCredit(): one batched scoring equals per-pair scoring; p
     );
     if (adv.length > 1) assertAllClose(adv.reduce((a, b) => a + b, 0), 0, { atol: 1e-9 });
   }
+  // pool "turn": the same rewards, normalised per (question, turn index)
+  const perTurn = await computeMemoryCredit(model, episodes, data.tokenizer, { epsilon: 1e-6, pool: "turn" });
+  assert.deepEqual(perTurn.rewards, credit.rewards);
+  const expected = memoryAdvantages({ rewards: credit.rewards, groupIds: episodes.map((e) => e.task.groupId) }, {
+    epsilon: 1e-6,
+    pool: "turn",
+  });
+  assert.deepEqual(perTurn.advantages, expected);
+  assert.notDeepEqual(perTurn.advantages, credit.advantages);
   model.dispose();
 });

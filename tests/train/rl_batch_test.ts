@@ -23,6 +23,10 @@ Deno.test("outcomeTurnSequences(): A^T on every sampled token, A^M added on the 
   assert.deepEqual(seqs[1]!.lossMask, [0, 0, 0, 0, 1, 1, 1]);
   assertAllClose(seqs[1]!.extras.oldLogProbs!, [0, 0, 0, 0, -0.1, -0.2, -0.3]);
   assert.deepEqual(seqs[2]!.extras.advantages, [0, -0.8]);
+  // memCloseTag false: the span's last token (`</mem>`) keeps A^T only
+  const content = outcomeTurnSequences(episodes, [0.8, -0.8], [[null, -1.22], [null, null]], 1, false);
+  assertAllClose(content[1]!.extras.advantages!, [0, 0, 0, 0, 0.8 - 1.22, 0.8, 0.8]);
+  assert.deepEqual(content[0]!.extras.advantages, seqs[0]!.extras.advantages, "turn 1 has no memory credit");
 });
 
 Deno.test("gaeTurnSequences(): GAE over each trajectory's sampled tokens (tool output skipped), whitened", () => {
