@@ -25,6 +25,8 @@ export interface EpisodeTask {
   groupId: string | number;
   /** The sub-questions, when known (the scripted teacher needs them). */
   subQuestions?: readonly SubQuestion[];
+  /** The question's own search tool (a question of another world); default the env's. */
+  search?: SearchIndex;
 }
 
 /** One turn of an episode. */
@@ -271,7 +273,8 @@ export async function runEpisodes(
       record.parsed = parsed.value;
       if (parsed.value.action === "search") {
         if (turn === maxTurns - 1) return fail(e, `turn ${turn + 1}: reached maxTurns ${maxTurns} without an answer`);
-        record.tool = template.toolMessage(formatInformation(search.search(parsed.value.content, topK)));
+        const tool = e.task.search ?? search;
+        record.tool = template.toolMessage(formatInformation(tool.search(parsed.value.content, topK)));
         return;
       }
       e.done = true;

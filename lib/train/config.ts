@@ -103,6 +103,8 @@ export interface RlConfig {
   memCloseTag?: boolean;
   /** MemPO: a memory's reward is normalised against its question's memories (MemPO) or those of its turn index. */
   memPool?: "question" | "turn";
+  /** Where RL questions come from: the main world's training questions, or every world's (1–4 objectives). */
+  worlds?: "main" | "all";
   /** PPO: value-loss coefficient. */
   vfCoef: number;
   /** PPO: value clip range. */
@@ -286,7 +288,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
 const OPTIONAL_FIELDS: Record<string, string[]> = {
   data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers"],
   sft: ["pretrainSteps", "inductionMix"],
-  rl: ["memThreshold", "memCloseTag", "memPool", "seed"],
+  rl: ["memThreshold", "memCloseTag", "memPool", "worlds", "seed"],
 };
 
 /** A deep partial of the config, for overrides from flags or `--config run.json`. */
@@ -485,6 +487,7 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
     );
   }
   if (c.rl.memPool !== undefined) oneOf("rl.memPool", c.rl.memPool, ["question", "turn"]);
+  if (c.rl.worlds !== undefined) oneOf("rl.worlds", c.rl.worlds, ["main", "all"]);
   range("rl.vfCoef", c.rl.vfCoef, 0, 100);
   range("rl.valueClip", c.rl.valueClip, 0, 1e6);
   range("rl.gamma", c.rl.gamma, 0, 1);

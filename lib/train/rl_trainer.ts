@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { createRng, hashSeed } from "../random.ts";
+import { createRng, hashSeed, type Rng } from "../random.ts";
 import type { LoadedData } from "../data/build.ts";
 import type { Model } from "../model/params.ts";
-import { runEpisodes } from "../env/rollout.ts";
+import { type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
 import { grpoAdvantages } from "../advantage/grpo.ts";
 import type { AdamW } from "./adamw.ts";
@@ -43,6 +43,48 @@ export interface RlStepContext {
 const now = () => performance.now() / 1000;
 
 /**
+ * The questions of one RL step: `"main"` draws from the main world's training
+ * questions; `"all"` first draws a world (the main one or an auxiliary one,
+ * uniformly), then one of its training questions, which keeps its own search
+ * index (the auxiliary worlds' questions have 1–4 objectives).
+ *
+ * Source: this package (MemPO trains on multi-objective questions; here those live in the auxiliary worlds).
+ *
+ * @param data Loaded data.
+ * @param count Questions to draw.
+ * @param worlds Where from.
+ * @param rng The step's generator.
+ * @returns One task per question, group ids 0…count−1.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createRng } from "../random.ts";
+ * import { drawQuestions } from "./rl_trainer.ts";
+ *
+ * const search = { search: () => [] } as never;
+ * const data = { train: [{ prompt: [], question: "main", targets: [["a"]] }], aux: [{ train: [{ prompt: [], question: "aux", targets: [["b"]] }], search }] } as never;
+ * assert.deepEqual(drawQuestions(data, 3, "main", createRng(0)).map((t) => t.question), ["main", "main", "main"]);
+ * const all = drawQuestions(data, 40, "all", createRng(0));
+ * assert.ok(all.some((t) => t.question === "aux" && t.search === search) && all.some((t) => t.question === "main" && t.search === undefined));
+ * ```
+ */
+export function drawQuestions(data: LoadedData, count: number, worlds: "main" | "all", rng: Rng): EpisodeTask[] {
+  if (worlds === "main") {
+    return tasksFromRecords(Array.from({ length: count }, () => data.train[rng.int(data.train.length)]!));
+  }
+  const pools = [
+    { records: data.train, search: undefined },
+    ...data.aux.map((a) => ({ records: a.train, search: a.search })),
+  ];
+  return Array.from({ length: count }, (_, i) => {
+    const pool = pools[rng.int(pools.length)]!;
+    const [task] = tasksFromRecords([pool.records[rng.int(pool.records.length)]!], i);
+    return pool.search === undefined ? task! : { ...task!, search: pool.search };
+  });
+}
+
+/**
  * One RL step.
  *
  * ```text
@@ -74,8 +116,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   const t0 = now();
   // 1. collect episodes: questions seeded by (seed, step); each asked G times (one group)
   const rng = createRng(hashSeed(seed, 0x5eed, step));
-  const questions = Array.from({ length: config.questionsPerStep }, () => data.train[rng.int(data.train.length)]!);
-  const tasks = tasksFromRecords(questions).flatMap((t) => Array.from({ length: config.groupSize }, () => t));
+  const tasks = drawQuestions(data, config.questionsPerStep, config.worlds ?? "main", rng)
+    .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
   const episodes = await runEpisodes(
     modelPolicy(policy, { padId: data.tokenizer.padId, temperature: config.temperature }),
     tasks,

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { createTeacher, droppedObjectives } from "../../lib/env/teacher.ts";
 import { type AgentPolicy, type EpisodeTask, runEpisodes, type TurnRequest } from "../../lib/env/rollout.ts";
-import { encode } from "../../lib/text/tokenizer.ts";
+import { decode, encode } from "../../lib/text/tokenizer.ts";
+import { buildSearchIndex } from "../../lib/env/search.ts";
 import { createRng } from "../../lib/random.ts";
 import type { QaRecord } from "../../lib/data/dataset.ts";
 
@@ -74,6 +75,27 @@ Deno.test("garbage output ends the episode with reward 0 and no exception", asyn
     assert.match(e.error!, /^turn 1: /, names[e.id]);
   }
   assert.equal(eps[names.indexOf("long")]!.turns[0]!.sampled.length, 96, "a 10k-token turn is cut at maxTurnTokens");
+});
+
+Deno.test("a task with its own search index searches it; the others search the env's", async () => {
+  const tok = data.tokenizer;
+  const r = data.train[0]!;
+  const entity = r.subQuestions![0]!.hops[0]!.entity;
+  const own = buildSearchIndex([{ id: entity, text: `${entity} capital ${entity} .` }]);
+  const script = encode(tok, `none </mem> <think> answer </think> <search> ${entity} </search>`).ids;
+  const policy: AgentPolicy = {
+    nextTurns: (reqs: readonly TurnRequest[]) =>
+      Promise.resolve(reqs.map(() => ({ tokens: script, logProbs: script.map(() => 0) }))),
+  };
+  const [mine, env] = await runEpisodes(policy, [{ ...tasks([r])[0]!, search: own }, tasks([r])[0]!], data, {
+    contextPolicy: "memory",
+    maxTurns: 2,
+  });
+  const toolText = (e: typeof mine) => decode(tok, e!.turns[0]!.tool);
+  assert.match(toolText(mine), new RegExp(`${entity} capital ${entity}`));
+  // the env's index holds the main world's document of the entity, not the made-up one
+  assert.match(toolText(env), new RegExp(`${entity} \\w+ \\w+ \\.`));
+  assert.doesNotMatch(toolText(env), new RegExp(`${entity} capital ${entity}`));
 });
 
 Deno.test("token accounting: total = Σ (context + generated), peak = max, on a hand-built episode", async () => {

@@ -32,6 +32,10 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     () => resolveConfig("quick", { rl: { memPool: "episode" as never } }),
     /rl.memPool must be one of question, turn, current value is "episode"/,
   );
+  assert.throws(
+    () => resolveConfig("quick", { rl: { worlds: "aux" as never } }),
+    /rl.worlds must be one of main, all, current value is "aux"/,
+  );
   assert.throws(() => resolveConfig("quick", { nonsense: 1 } as never), /unknown field "nonsense"/);
   assert.throws(
     () => resolveConfig("quick", { eval: { questions: 99 } }),

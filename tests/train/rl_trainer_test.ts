@@ -5,7 +5,8 @@ import { modelPreset } from "../../lib/model/config.ts";
 import { copyModel, createModel, trainableVariables } from "../../lib/model/params.ts";
 import { createAdamW } from "../../lib/train/adamw.ts";
 import { resolveConfig } from "../../lib/train/config.ts";
-import { rlStep } from "../../lib/train/rl_trainer.ts";
+import { drawQuestions, rlStep } from "../../lib/train/rl_trainer.ts";
+import { createRng } from "../../lib/random.ts";
 
 const dir = await Deno.makeTempDir();
 await buildData(dir, 13, { trainCount: 20, testCount: 1, sizes: { distractors: 0 } });
@@ -45,3 +46,39 @@ for (const algorithm of ["mempo", "grpo", "ppo"] as const) {
     criticOptimizer?.dispose();
   });
 }
+
+Deno.test("drawQuestions(): 'main' keeps the main world's draw; 'all' draws every world, each with its search index", async () => {
+  const auxDir = await Deno.makeTempDir();
+  await buildData(auxDir, 14, { trainCount: 12, testCount: 1, auxWorlds: 2, auxObjectives: [3] });
+  const d = await loadData(auxDir);
+  const main = drawQuestions(d, 6, "main", createRng(5));
+  const rng = createRng(5);
+  assert.deepEqual(
+    main.map((t) => t.question),
+    Array.from({ length: 6 }, () => d.train[rng.int(d.train.length)]!.question),
+  );
+  assert.deepEqual(main.map((t) => t.groupId), [0, 1, 2, 3, 4, 5]);
+  const all = drawQuestions(d, 60, "all", createRng(5));
+  assert.deepEqual(all.map((t) => t.groupId), Array.from({ length: 60 }, (_, i) => i));
+  assert.deepEqual(drawQuestions(d, 60, "all", createRng(5)), all, "seeded");
+  const fromAux = (k: number) => all.filter((t) => t.search === d.aux[k]!.search);
+  for (const k of [0, 1]) {
+    assert.ok(fromAux(k).length > 0, `aux world ${k + 1} drawn`);
+    for (const t of fromAux(k)) {
+      assert.ok(d.aux[k]!.train.some((r) => r.question === t.question));
+      assert.equal(t.targets.length, 3, "auxiliary questions have their own objective counts");
+    }
+  }
+  const fromMain = all.filter((t) => t.search === undefined);
+  assert.ok(fromMain.length > 0 && fromMain.every((t) => d.train.some((r) => r.question === t.question)));
+  // one MemPO step on questions of every world runs (each episode searches its own corpus)
+  const config =
+    resolveConfig("quick", { rl: { questionsPerStep: 4, groupSize: 2, maxTurnTokens: 16, worlds: "all" } }).rl;
+  const policy = createModel(modelPreset("tiny", d.tokenizer.size), { seed: 1 });
+  const reference = copyModel(policy);
+  const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr });
+  const row = await rlStep({ algorithm: "mempo", policy, optimizer, reference, data: d, config, seed: 3 }, 0);
+  assert.ok(Number.isFinite(row["rollout/reward_mean"] as number));
+  for (const m of [policy, reference]) m.dispose();
+  optimizer.dispose();
+});
