@@ -52,7 +52,7 @@ const now = () => performance.now() / 1000;
  *
  * @param data Loaded data.
  * @param count Questions to draw.
- * @param worlds Where from.
+ * @param worlds Where from (default `"main"`).
  * @param rng The step's generator.
  * @returns One task per question, group ids 0…count−1.
  *
@@ -69,7 +69,12 @@ const now = () => performance.now() / 1000;
  * assert.ok(all.some((t) => t.question === "aux" && t.search === search) && all.some((t) => t.question === "main" && t.search === undefined));
  * ```
  */
-export function drawQuestions(data: LoadedData, count: number, worlds: "main" | "all", rng: Rng): EpisodeTask[] {
+export function drawQuestions(
+  data: LoadedData,
+  count: number,
+  worlds: "main" | "all" = "main",
+  rng: Rng,
+): EpisodeTask[] {
   if (worlds === "main") {
     return tasksFromRecords(Array.from({ length: count }, () => data.train[rng.int(data.train.length)]!));
   }
@@ -116,7 +121,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   const t0 = now();
   // 1. collect episodes: questions seeded by (seed, step); each asked G times (one group)
   const rng = createRng(hashSeed(seed, 0x5eed, step));
-  const tasks = drawQuestions(data, config.questionsPerStep, config.worlds ?? "main", rng)
+  const tasks = drawQuestions(data, config.questionsPerStep, config.worlds, rng)
     .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
   const episodes = await runEpisodes(
     modelPolicy(policy, { padId: data.tokenizer.padId, temperature: config.temperature }),
@@ -153,7 +158,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
       const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, {
         epsilon: config.epsilon,
         std: config.std,
-        pool: config.memPool ?? "question",
+        pool: config.memPool,
         ...(config.memThreshold === undefined ? {} : { threshold: config.memThreshold }),
       });
       memory = credit.advantages;
@@ -164,7 +169,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
       row["memory/turns"] = credit.stats.turns;
     }
     t2 = now();
-    sequences = outcomeTurnSequences(episodes, outcome, memory, config.memCoef, config.memCloseTag ?? true);
+    sequences = outcomeTurnSequences(episodes, outcome, memory, config.memCoef, config.memCloseTag);
   }
   const t3 = now();
   // 5. update
