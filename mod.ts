@@ -88,6 +88,7 @@ export {
   type MemoryAdvantageInputs,
   memoryAdvantages,
   type MemorySpan,
+  spanLengthScales,
 } from "./lib/advantage/memory_advantage.ts";
 
 // The policy model (tokenizer, decoder, sampling, scoring, checkpoints)

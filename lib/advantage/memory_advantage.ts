@@ -121,6 +121,51 @@ export function memoryAdvantages(
   return (rewards as (readonly (number | null)[])[]).map((row) => row.map((r) => (r === null ? null : adv[k++]!)));
 }
 
+/**
+ * Scales that give every `<mem>` span the same total weight in a token-mean
+ * loss: span s's A^M is multiplied by L̄ / L_s on each of its L_s tokens, so
+ * it contributes L̄ · A^M_s whatever its length. Not MemPO's (which puts A^M
+ * on every token, so longer memories weigh more); with the question pool
+ * (Σ_s A^M_s = 0 per question) the memory advantage then adds no net push.
+ *
+ * ```text
+ * scale_s = L̄ / L_s,   L̄ = mean of L_s over the spans with L_s > 0   (an empty span: 1, it has no tokens)
+ * ```
+ *
+ * Shapes: `[S]` → `[S]`.
+ *
+ * Source: this package (an ablation of MemPO, arXiv:2603.00680): on its corpus later memories are longer and score lower,
+ * so token weighting turns a zero-mean A^M into a net push down (README, Measured).
+ *
+ * @param lengths Token count of each span that receives a memory advantage (all spans of one RL batch).
+ * @returns The scale of each span.
+ *
+ * @example Spans of 2, 4 and 6 tokens: L̄ = 4
+ * ```ts
+ * import { assertAllClose } from "../testing/all_close.ts";
+ * import { spanLengthScales } from "./memory_advantage.ts";
+ *
+ * assertAllClose(spanLengthScales([2, 4, 6]), [2, 1, 2 / 3]);
+ * ```
+ */
+export function spanLengthScales(lengths: readonly number[]): number[] {
+  if (!Array.isArray(lengths)) {
+    throw new TypeError(
+      `Cannot compute spanLengthScales: lengths must be an array, current value is ${String(lengths)}`,
+    );
+  }
+  lengths.forEach((L, s) => {
+    if (!Number.isInteger(L) || L < 0) {
+      throw new RangeError(
+        `Cannot compute spanLengthScales: lengths[${s}] must be a non-negative integer, current value is ${L}`,
+      );
+    }
+  });
+  const nonEmpty = lengths.filter((L) => L > 0);
+  const mean = nonEmpty.reduce((a, b) => a + b, 0) / nonEmpty.length;
+  return lengths.map((L) => (L > 0 ? mean / L : 1));
+}
+
 /** A token span `[start, end)` of one row that receives a memory advantage. */
 export interface MemorySpan {
   /** First token index (inclusive). */

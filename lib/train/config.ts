@@ -103,6 +103,8 @@ export interface RlConfig {
   memCloseTag?: boolean;
   /** MemPO: a memory's reward is normalised against its question's memories (MemPO) or those of its turn index. */
   memPool?: "question" | "turn";
+  /** MemPO: A^M on every token of a `<mem>` span (MemPO, `"token"`) or scaled by L̄ / L so every span weighs the same (`"span"`). */
+  memSpanWeight?: "token" | "span";
   /** Where RL questions come from: the main world's training questions, or every world's (1–4 objectives). */
   worlds?: "main" | "all";
   /** PPO: value-loss coefficient. */
@@ -288,7 +290,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
 const OPTIONAL_FIELDS: Record<string, string[]> = {
   data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers"],
   sft: ["pretrainSteps", "inductionMix"],
-  rl: ["memThreshold", "memCloseTag", "memPool", "worlds", "seed"],
+  rl: ["memThreshold", "memCloseTag", "memPool", "memSpanWeight", "worlds", "seed"],
 };
 
 /** A deep partial of the config, for overrides from flags or `--config run.json`. */
@@ -487,6 +489,7 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
     );
   }
   if (c.rl.memPool !== undefined) oneOf("rl.memPool", c.rl.memPool, ["question", "turn"]);
+  if (c.rl.memSpanWeight !== undefined) oneOf("rl.memSpanWeight", c.rl.memSpanWeight, ["token", "span"]);
   if (c.rl.worlds !== undefined) oneOf("rl.worlds", c.rl.worlds, ["main", "all"]);
   range("rl.vfCoef", c.rl.vfCoef, 0, 100);
   range("rl.valueClip", c.rl.valueClip, 0, 1e6);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Episode } from "../env/rollout.ts";
-import { combineAdvantages } from "../advantage/memory_advantage.ts";
+import { combineAdvantages, spanLengthScales } from "../advantage/memory_advantage.ts";
 import { computeGae } from "../advantage/gae.ts";
 import { maskedWhiten } from "../advantage/whiten.ts";
 import { placeOutcomeReward } from "../advantage/outcome_reward.ts";
@@ -22,10 +22,24 @@ export interface TurnSequence extends LmSequence {
   extras: Record<string, number[]>;
 }
 
+/** Options of {@linkcode outcomeTurnSequences}: how A^M is applied to a `<mem>` span. */
+export interface OutcomeTurnOptions {
+  /** Weight of A^M. @default 1 */
+  memCoef?: number;
+  /** Whether A^M also covers `</mem>` (MemPO's span); `false`: the content only. @default true */
+  closeTag?: boolean;
+  /**
+   * `"token"`: every token of the span gets A^M (MemPO); `"span"`: A^M · L̄ / L_s
+   * ({@linkcode spanLengthScales} over the batch's spans), so every span weighs the same. @default "token"
+   */
+  spanWeight?: "token" | "span";
+}
+
 /**
  * Per-turn sequences with outcome (and memory) advantages: every sampled
  * token of episode i gets A^T_i; the tokens of turn t's `<mem>` span
- * (content and `</mem>`) also get `memCoef · A^M(i, t)`.
+ * (content and `</mem>`) also get `memCoef · A^M(i, t)` (times L̄ / L_s with
+ * `spanWeight: "span"`).
  *
  * ```text
  * tokens = context_t + sampled_t,  lossMask = 0… + 1…,  oldLogProbs = 0… + logπ_old(sampled_t)
@@ -37,8 +51,7 @@ export interface TurnSequence extends LmSequence {
  * @param episodes Finished episodes.
  * @param outcomeAdvantages A^T per episode.
  * @param memoryAdvantages A^M per episode and turn (null/undefined: none).
- * @param memCoef Weight of A^M.
- * @param memCloseTag Whether A^M also covers `</mem>` (MemPO's span); `false`: the content only.
+ * @param options Weight of A^M, whether `</mem>` is in the span, token or span weighting.
  * @returns Sequences for the update.
  *
  * @example
@@ -47,7 +60,7 @@ export interface TurnSequence extends LmSequence {
  * import { outcomeTurnSequences } from "./rl_batch.ts";
  *
  * const ep = { id: 0, turns: [{ context: [1, 2], sampled: [3, 4, 5], logProbs: [-1, -2, -3], memSpan: [0, 2] }] } as never;
- * const [s] = outcomeTurnSequences([ep], [0.5], [[2]], 1);
+ * const [s] = outcomeTurnSequences([ep], [0.5], [[2]], { memCoef: 1 });
  * assert.deepEqual(s!.extras.advantages, [0, 0, 2.5, 2.5, 0.5]);
  * assert.deepEqual(s!.extras.oldLogProbs, [0, 0, -1, -2, -3]);
  * ```
@@ -56,21 +69,37 @@ export function outcomeTurnSequences(
   episodes: readonly Episode[],
   outcomeAdvantages: readonly number[],
   memoryAdvantages: readonly (readonly (number | null)[])[] | undefined,
-  memCoef: number,
-  memCloseTag = true,
+  options: OutcomeTurnOptions = {},
 ): TurnSequence[] {
+  const { memCoef = 1, closeTag = true, spanWeight = "token" } = options;
+  if (spanWeight !== "token" && spanWeight !== "span") {
+    throw new RangeError(
+      `Cannot build outcomeTurnSequences: spanWeight must be "token" or "span", current value is ${
+        JSON.stringify(spanWeight)
+      }`,
+    );
+  }
+  // every turn's <mem> span that gets memory credit, in batch order
+  const spans = episodes.flatMap((e, i) =>
+    e.turns.map((t, k) => {
+      const am = memoryAdvantages?.[i]?.[k];
+      if (t.sampled.length === 0 || am === null || am === undefined || t.memSpan === undefined) return null;
+      const C = t.context.length;
+      return { start: C + t.memSpan[0], end: C + t.memSpan[1] - (closeTag ? 0 : 1), advantage: am };
+    })
+  );
+  const credited = spans.filter((s) => s !== null);
+  const scales = spanWeight === "span" ? spanLengthScales(credited.map((s) => s.end - s.start)) : undefined;
+  credited.forEach((s, j) => (s.advantage *= scales?.[j] ?? 1));
   const out: TurnSequence[] = [];
+  let n = 0;
   episodes.forEach((e, i) => {
     e.turns.forEach((t, k) => {
+      const span = spans[n++];
       if (t.sampled.length === 0) return;
-      const C = t.context.length;
       const lossMask = [...t.context.map(() => 0), ...t.sampled.map(() => 1)];
-      const am = memoryAdvantages?.[i]?.[k];
-      const spans = am !== null && am !== undefined && t.memSpan !== undefined
-        ? [{ start: C + t.memSpan[0], end: C + t.memSpan[1] - (memCloseTag ? 0 : 1), advantage: am }]
-        : [];
       const [advantages] = combineAdvantages(
-        { outcomeAdvantages: [outcomeAdvantages[i]!], memorySpans: [spans], mask: [lossMask] },
+        { outcomeAdvantages: [outcomeAdvantages[i]!], memorySpans: [span ? [span] : []], mask: [lossMask] },
         { memCoef },
       );
       out.push({

@@ -169,7 +169,11 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
       row["memory/turns"] = credit.stats.turns;
     }
     t2 = now();
-    sequences = outcomeTurnSequences(episodes, outcome, memory, config.memCoef, config.memCloseTag);
+    sequences = outcomeTurnSequences(episodes, outcome, memory, {
+      memCoef: config.memCoef,
+      closeTag: config.memCloseTag,
+      spanWeight: config.memSpanWeight,
+    });
   }
   const t3 = now();
   // 5. update

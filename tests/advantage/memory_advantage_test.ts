@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { combineAdvantages, memoryAdvantages } from "../../lib/advantage/memory_advantage.ts";
+import { combineAdvantages, memoryAdvantages, spanLengthScales } from "../../lib/advantage/memory_advantage.ts";
 import { grpoAdvantages } from "../../lib/advantage/grpo.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
@@ -108,4 +108,23 @@ Deno.test("combineAdvantages() zeroes masked tokens and scales by memCoef", () =
     () => combineAdvantages({ outcomeAdvantages: [1, 2], memorySpans: [[]], mask: [[1]] }),
     /must have 2 rows like outcomeAdvantages/,
   );
+});
+
+Deno.test("spanLengthScales(): every span's total weight is the mean length; the net push of a zero-sum A^M vanishes", () => {
+  const lengths = [3, 5, 10, 0, 6];
+  const scales = spanLengthScales(lengths);
+  assertAllClose(scales, [2, 6 / 5, 6 / 10, 1, 1], { rtol: 1e-12, atol: 0 });
+  lengths.forEach((L, s) => L > 0 && assertAllClose(L * scales[s]!, 6, { rtol: 1e-12, atol: 0 }));
+  // a question pool's A^M sums to 0; token-weighted (MemPO) it pushes the long spans' sign, span-weighted it does not
+  const adv = memoryAdvantages({ rewards: [0.3, 0.1, -0.2, -0.4], groupIds: [0, 0, 0, 0] }, { epsilon: 0 });
+  const L = [4, 6, 9, 11];
+  const tokenSum = adv.reduce((a, A, s) => a + A * L[s]!, 0);
+  const w = spanLengthScales(L);
+  const spanSum = adv.reduce((a, A, s) => a + A * w[s]! * L[s]!, 0);
+  assert.ok(tokenSum < -1, `token-weighted sum ${tokenSum}`);
+  assertAllClose(spanSum, 0, { rtol: 0, atol: 1e-12 });
+  assert.deepEqual(spanLengthScales([]), []);
+  assert.deepEqual(spanLengthScales([0, 0]), [1, 1]);
+  assert.throws(() => spanLengthScales([2, -1]), /lengths\[1\] must be a non-negative integer, current value is -1/);
+  assert.throws(() => spanLengthScales([2.5]), /lengths\[0\] must be a non-negative integer, current value is 2.5/);
 });

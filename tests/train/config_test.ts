@@ -33,6 +33,11 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     /rl.memPool must be one of question, turn, current value is "episode"/,
   );
   assert.throws(
+    () => resolveConfig("quick", { rl: { memSpanWeight: "length" as never } }),
+    /rl.memSpanWeight must be one of token, span, current value is "length"/,
+  );
+  assert.equal(resolveConfig("quick", { rl: { memSpanWeight: "span" } }).rl.memSpanWeight, "span");
+  assert.throws(
     () => resolveConfig("quick", { rl: { worlds: "aux" as never } }),
     /rl.worlds must be one of main, all, current value is "aux"/,
   );
