@@ -1,8 +1,9 @@
-// `deno run -A tools/memory_profile.ts runs/NAME [--pool question|turn] [--steps 6]`: MemPO's memory reward and
-// advantage by turn index for the rollouts of a run's SFT policy (the first RL steps' questions and sampling seeds of
-// `rl.seed` / `seed`, 8 questions × 4 samples a step, memory context, threshold as configured). Prints mean R^M, A^M
-// and <mem> span length per turn, the correlation of span length with A^M and the token-weighted mean A^M: the
-// README's numbers on the question pool's turn-index confound.
+// `deno run -A tools/memory_profile.ts runs/NAME [--pool question|turn] [--steps 6] [--policy sft|mempo|grpo]`:
+// MemPO's memory reward and advantage by turn index for the rollouts of a run's policy (SFT by default; the first RL
+// steps' questions and sampling seeds of `rl.seed` / `seed`, 8 questions × 4 samples a step, memory context, threshold
+// as configured). Prints mean R^M, A^M and <mem> span length per turn, the correlation of span length with A^M, the
+// token-weighted mean A^M (the README's numbers on the question pool's turn-index confound), and the memories that
+// repeat the previous turn's word for word (stale: the new document's fact was not kept) against the rest.
 import { parseArgs } from "node:util";
 import { loadData } from "../lib/data/build.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
@@ -17,23 +18,35 @@ import { computeMemoryCredit } from "../lib/train/memory_credit.ts";
 const { values, positionals } = parseArgs({
   args: Deno.args,
   allowPositionals: true,
-  options: { pool: { type: "string", default: "question" }, steps: { type: "string", default: "6" } },
+  options: {
+    pool: { type: "string", default: "question" },
+    steps: { type: "string", default: "6" },
+    policy: { type: "string", default: "sft" },
+  },
 });
 const dir = positionals[0];
 const pool = values.pool;
 const steps = Number(values.steps);
-if (dir === undefined || (pool !== "question" && pool !== "turn") || !(Number.isInteger(steps) && steps >= 1)) {
-  console.error("usage: deno run -A tools/memory_profile.ts runs/NAME [--pool question|turn] [--steps N ≥ 1]");
+const stage = values.policy;
+if (
+  dir === undefined || (pool !== "question" && pool !== "turn") || !(Number.isInteger(steps) && steps >= 1) ||
+  !["sft", "mempo", "grpo"].includes(stage)
+) {
+  console.error(
+    "usage: deno run -A tools/memory_profile.ts runs/NAME [--pool question|turn] [--steps N ≥ 1] [--policy sft|mempo|grpo]",
+  );
   Deno.exit(2);
 }
 const { preset, ...overrides } = JSON.parse(await Deno.readTextFile(`${dir}/config.json`));
 const config = resolveConfig(preset, overrides);
 await setBackend(config.backend);
 const data = await loadData(config.dataDir);
-const policy = (await loadCheckpoint(`${dir}/sft`, { trainable: false })).models.policy!;
+const policy = (await loadCheckpoint(`${dir}/${stage}`, { trainable: false })).models.policy!;
 const seed = config.rl.seed ?? config.seed;
 const byTurn = new Map<number, { r: number[]; a: number[]; len: number[] }>();
 const spans: { len: number; a: number }[] = [];
+const stale = { r: [] as number[], a: [] as number[], zero: 0 };
+const fresh = { r: [] as number[], a: [] as number[], zero: 0 };
 for (let step = 0; step < steps; step++) {
   const rng = createRng(hashSeed(seed, 0x5eed, step));
   const tasks = drawQuestions(data, 8, "main", rng).flatMap((t) => [t, t, t, t]);
@@ -65,12 +78,15 @@ for (let step = 0; step < steps; step++) {
       cell.r.push(r), cell.a.push(a), cell.len.push(len);
       byTurn.set(k, cell);
       spans.push({ len, a });
+      const mem = (u: typeof t) => u.memSpan === undefined ? "" : u.sampled.slice(u.memSpan[0], u.memSpan[1]).join(" ");
+      const kind = k > 0 && mem(t) === mem(e.turns[k - 1]!) ? stale : fresh;
+      kind.r.push(r), kind.a.push(a), (kind.zero += r === 0 ? 1 : 0);
     })
   );
 }
 policy.dispose();
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-console.log(`pool ${pool}, ${steps} steps of 32 episodes from ${dir}/sft`);
+console.log(`pool ${pool}, ${steps} steps of 32 episodes from ${dir}/${stage}`);
 console.log("turn | memories | mean R^M | mean A^M | mean span tokens");
 for (const [k, c] of [...byTurn].sort((x, y) => x[0] - y[0])) {
   console.log(
@@ -87,3 +103,10 @@ console.log(
     (spans.reduce((s, x) => s + x.len * x.a, 0) / spans.reduce((s, x) => s + x.len, 0)).toFixed(3)
   }; corr(span length, A^M) ${(cov / sd(L, mL) / sd(A, mA)).toFixed(3)}`,
 );
+for (const [name, c] of [["stale (same as the turn before)", stale], ["fresh", fresh]] as const) {
+  console.log(
+    `${name}: ${c.r.length} memories, mean R^M ${mean(c.r).toFixed(3)}, mean A^M ${mean(c.a).toFixed(3)}, R^M = 0 in ${
+      (100 * c.zero / Math.max(1, c.r.length)).toFixed(0)
+    } %`,
+  );
+}
