@@ -1,4 +1,5 @@
-// `deno run -A tools/memory_profile.ts runs/NAME [--pool question|turn] [--steps 6] [--policy sft|mempo|grpo]`:
+// `deno run -A tools/memory_profile.ts runs/NAME [--pool question|turn] [--steps 6] [--policy sft|mempo|grpo]
+// [--coverage]`:
 // MemPO's memory reward and advantage by turn index for the rollouts of a run's policy (SFT by default; the first RL
 // steps' questions and sampling seeds of `rl.seed` / `seed`, 8 questions × 4 samples a step, memory context, threshold
 // as configured). Prints mean R^M, A^M and <mem> span length per turn, the correlation of span length with A^M, the
@@ -22,6 +23,7 @@ const { values, positionals } = parseArgs({
     pool: { type: "string", default: "question" },
     steps: { type: "string", default: "6" },
     policy: { type: "string", default: "sft" },
+    coverage: { type: "boolean", default: false },
   },
 });
 const dir = positionals[0];
@@ -33,7 +35,7 @@ if (
   !["sft", "mempo", "grpo"].includes(stage)
 ) {
   console.error(
-    "usage: deno run -A tools/memory_profile.ts runs/NAME [--pool question|turn] [--steps N ≥ 1] [--policy sft|mempo|grpo]",
+    "usage: deno run -A tools/memory_profile.ts runs/NAME [--pool question|turn] [--steps N ≥ 1] [--policy sft|mempo|grpo] [--coverage]",
   );
   Deno.exit(2);
 }
@@ -66,6 +68,7 @@ for (let step = 0; step < steps; step++) {
     epsilon: config.rl.epsilon,
     std: config.rl.std,
     pool,
+    coverage: values.coverage || config.rl.memCoverage === true,
     ...(config.rl.memThreshold === undefined ? {} : { threshold: config.rl.memThreshold }),
   });
   episodes.forEach((e, i) =>

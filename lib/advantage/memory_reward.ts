@@ -24,6 +24,15 @@ export interface MemoryRewardOptions {
    * or 0 (0 keeps every token). MemPO's code uses 0.5.
    */
   threshold?: number;
+  /**
+   * Multiply P by the share of answer tokens kept, |K| / |A| (not MemPO's).
+   * With a threshold, MemPO's P is the geometric mean over the *kept* tokens
+   * only, so a context confident about fewer answers can score higher than one
+   * confident about all of them (each kept π < 1 lowers the mean); with the
+   * share, an answer the context cannot give counts against it. No effect
+   * without a threshold (every answer token is kept). @default false
+   */
+  coverage?: boolean;
 }
 
 /** Result of {@linkcode memoryReward}, all `[N]`. */
@@ -36,17 +45,25 @@ export interface MemoryRewardResult {
   reward: number[];
 }
 
-function geometricMeanProb(logProbs: readonly number[], mask: readonly number[], threshold?: number): number {
+function geometricMeanProb(
+  logProbs: readonly number[],
+  mask: readonly number[],
+  threshold: number | undefined,
+  coverage: boolean,
+): number {
   const cut = threshold === undefined ? -Infinity : Math.log(threshold);
   let s = 0;
   let n = 0;
+  let answers = 0;
   logProbs.forEach((lp, k) => {
-    if (mask[k] === 1 && lp > cut) {
+    if (mask[k] !== 1) return;
+    answers += 1;
+    if (lp > cut) {
       s += lp;
       n += 1;
     }
   });
-  return n === 0 ? 0 : Math.exp(s / n);
+  return n === 0 ? 0 : Math.exp(s / n) * (coverage ? n / answers : 1);
 }
 
 /**
@@ -57,6 +74,7 @@ function geometricMeanProb(logProbs: readonly number[], mask: readonly number[],
  * P_full(t) = exp(mean_{k ∈ K_full} log π(a_k | full history before t + prefix))
  * R^M(t)    = P_mem(t) − P_full(t)
  * K = {k : answerMask_k = 1}  (∩ {log π_k > log threshold} with a threshold; empty K → P = 0)
+ * coverage:  P ← P · |K| / |{k : answerMask_k = 1}|   (not MemPO's)
  * ```
  *
  * Shapes: three `[N][A]` arrays → three `[N]` arrays.
@@ -66,7 +84,7 @@ function geometricMeanProb(logProbs: readonly number[], mask: readonly number[],
  * Reference: MemPO `_postprocess` (ans_mask, the log 0.5 threshold mask).
  *
  * @param inputs Teacher-forced answer log-probs under both contexts and the answer mask.
- * @param options Optional confidence threshold.
+ * @param options Optional confidence threshold; `coverage` (not MemPO's).
  * @returns P_mem, P_full and their difference per turn.
  *
  * @example The seed's first turn: memory predicts the answer worse than the history
@@ -80,11 +98,24 @@ function geometricMeanProb(logProbs: readonly number[], mask: readonly number[],
  *   answerMask: [[0, 1, 1]], // token 0 is the <answer> tag: not scored
  * });
  * assertAllClose(r.reward, [-0.23]);
+ *
+ * // threshold 0.5: a memory sure of one answer of two (0.9) outscores a history sure of both (0.9, 0.8);
+ * // with coverage the missing answer counts against it
+ * const two = {
+ *   memAnswerLogProbs: [[Math.log(0.9), Math.log(0.1)]],
+ *   fullAnswerLogProbs: [[Math.log(0.9), Math.log(0.8)]],
+ *   answerMask: [[1, 1]],
+ * };
+ * assertAllClose(memoryReward(two, { threshold: 0.5 }).reward, [0.9 - Math.sqrt(0.72)]);
+ * assertAllClose(memoryReward(two, { threshold: 0.5, coverage: true }).reward, [0.45 - Math.sqrt(0.72)]);
  * ```
  */
 export function memoryReward(inputs: MemoryRewardInputs, options: MemoryRewardOptions = {}): MemoryRewardResult {
-  const { threshold } = options;
+  const { threshold, coverage = false } = options;
   const fn = "memoryReward";
+  if (typeof coverage !== "boolean") {
+    throw new TypeError(`Cannot compute ${fn}: coverage must be true or false, current value is ${String(coverage)}`);
+  }
   if (threshold !== undefined && !(threshold >= 0 && threshold < 1)) {
     throw new RangeError(`Cannot compute ${fn}: threshold must be in [0, 1), current value is ${threshold}`);
   }
@@ -105,7 +136,7 @@ export function memoryReward(inputs: MemoryRewardInputs, options: MemoryRewardOp
     fn,
   );
   assertBinaryMask(answerMask, "answerMask", fn);
-  const pMem = memAnswerLogProbs.map((row, i) => geometricMeanProb(row, answerMask[i]!, threshold));
-  const pFull = fullAnswerLogProbs.map((row, i) => geometricMeanProb(row, answerMask[i]!, threshold));
+  const pMem = memAnswerLogProbs.map((row, i) => geometricMeanProb(row, answerMask[i]!, threshold, coverage));
+  const pFull = fullAnswerLogProbs.map((row, i) => geometricMeanProb(row, answerMask[i]!, threshold, coverage));
   return { pMem, pFull, reward: pMem.map((p, i) => p - pFull[i]!) };
 }

@@ -103,6 +103,8 @@ export interface RlConfig {
   memCloseTag?: boolean;
   /** MemPO: a memory's reward is normalised against its question's memories (MemPO) or those of its turn index. */
   memPool?: "question" | "turn";
+  /** MemPO: P_mem and P_full times the share of answer tokens above the threshold (not MemPO's; default false). */
+  memCoverage?: boolean;
   /** MemPO: A^M on every token of a `<mem>` span (MemPO, `"token"`) or scaled by L̄ / L so every span weighs the same (`"span"`). */
   memSpanWeight?: "token" | "span";
   /** Where RL questions come from: the main world's training questions, or every world's (1–4 objectives). */
@@ -290,7 +292,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
 const OPTIONAL_FIELDS: Record<string, string[]> = {
   data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers"],
   sft: ["pretrainSteps", "inductionMix"],
-  rl: ["memThreshold", "memCloseTag", "memPool", "memSpanWeight", "worlds", "seed"],
+  rl: ["memThreshold", "memCloseTag", "memPool", "memCoverage", "memSpanWeight", "worlds", "seed"],
 };
 
 /** A deep partial of the config, for overrides from flags or `--config run.json`. */
@@ -486,6 +488,11 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
   if (c.rl.memCloseTag !== undefined && typeof c.rl.memCloseTag !== "boolean") {
     throw new RangeError(
       `Invalid config: rl.memCloseTag must be true or false, current value is ${JSON.stringify(c.rl.memCloseTag)}`,
+    );
+  }
+  if (c.rl.memCoverage !== undefined && typeof c.rl.memCoverage !== "boolean") {
+    throw new RangeError(
+      `Invalid config: rl.memCoverage must be true or false, current value is ${JSON.stringify(c.rl.memCoverage)}`,
     );
   }
   if (c.rl.memPool !== undefined) oneOf("rl.memPool", c.rl.memPool, ["question", "turn"]);

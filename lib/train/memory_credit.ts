@@ -28,6 +28,8 @@ export interface MemoryCredit {
 export interface MemoryCreditOptions extends MemoryAdvantageOptions {
   /** Confidence threshold of the answer mask (undefined: off). */
   threshold?: number;
+  /** P times the share of answer tokens kept (`memoryReward`'s `coverage`, not MemPO's). @default false */
+  coverage?: boolean;
   /** Sequences per scoring forward. @default 32 */
   batchSize?: number;
 }
@@ -72,7 +74,7 @@ export async function computeMemoryCredit(
   tokenizer: Tokenizer,
   options: MemoryCreditOptions = {},
 ): Promise<MemoryCredit> {
-  const { threshold, batchSize = 32, ...normaliser } = options;
+  const { threshold, coverage = false, batchSize = 32, ...normaliser } = options;
   const pairs = episodes.flatMap((e) => memoryRewardPairs(e, tokenizer, model.config.maxPositions));
   const rewards: (number | null)[][] = episodes.map((e) => e.turns.map(() => null));
   const empty = { rewardMean: 0, rewardStd: 0, pMem: 0, pFull: 0, turns: 0 };
@@ -88,7 +90,7 @@ export async function computeMemoryCredit(
     memAnswerLogProbs: scored.slice(0, pairs.length).map(pad),
     fullAnswerLogProbs: scored.slice(pairs.length).map(pad),
     answerMask: pairs.map((p) => pad(p.answerMask)),
-  }, threshold === undefined ? {} : { threshold });
+  }, { ...(threshold === undefined ? {} : { threshold }), coverage });
   const index = new Map(episodes.map((e, i) => [e.id, i]));
   pairs.forEach((p, k) => (rewards[index.get(p.episode)!]![p.turn] = r.reward[k]!));
   const advantages = memoryAdvantages({ rewards, groupIds: episodes.map((e) => e.task.groupId) }, normaliser);

@@ -159,6 +159,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
         epsilon: config.epsilon,
         std: config.std,
         pool: config.memPool,
+        coverage: config.memCoverage,
         ...(config.memThreshold === undefined ? {} : { threshold: config.memThreshold }),
       });
       memory = credit.advantages;

@@ -56,6 +56,28 @@ Deno.test("memoryReward() threshold 0 keeps every token, as no threshold does", 
   assertAllClose(off.pFull, [Math.sqrt(0.48), Math.exp(-80)]);
 });
 
+Deno.test("memoryReward() coverage: P times the share of answer tokens kept; no-op without a threshold", () => {
+  const inputs = {
+    // row 0: the memory is sure of 1 answer token of 3, the history of all 3; row 1: padding (mask 0) not counted
+    memAnswerLogProbs: [[L(0.95), L(0.1), L(0.2)], [L(0.7), L(0.6), -50]],
+    fullAnswerLogProbs: [[L(0.9), L(0.8), L(0.7)], [L(0.4), L(0.9), -50]],
+    answerMask: [[1, 1, 1], [1, 1, 0]],
+  };
+  const kept = memoryReward(inputs, { threshold: 0.5 });
+  const cov = memoryReward(inputs, { threshold: 0.5, coverage: true });
+  const gFull = Math.cbrt(0.9 * 0.8 * 0.7);
+  assertAllClose(kept.reward, [0.95 - gFull, Math.sqrt(0.42) - 0.9]);
+  assert.ok(kept.reward[0]! > 0, "MemPO's kept-token mean prefers the memory that knows less");
+  assertAllClose(cov.pMem, [0.95 / 3, Math.sqrt(0.42)]);
+  assertAllClose(cov.pFull, [gFull, 0.9 / 2]);
+  assertAllClose(cov.reward, [0.95 / 3 - gFull, Math.sqrt(0.42) - 0.45]);
+  assert.deepEqual(memoryReward(inputs, { coverage: true }), memoryReward(inputs));
+  assert.throws(
+    () => memoryReward(inputs, { coverage: 1 as never }),
+    /coverage must be true or false, current value is 1/,
+  );
+});
+
 Deno.test("memoryReward() rejects mismatched shapes and NaN", () => {
   assert.throws(
     () => memoryReward({ memAnswerLogProbs: [[0, 0]], fullAnswerLogProbs: [[0]], answerMask: [[1]] }),

@@ -38,6 +38,10 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   );
   assert.equal(resolveConfig("quick", { rl: { memSpanWeight: "span" } }).rl.memSpanWeight, "span");
   assert.throws(
+    () => resolveConfig("quick", { rl: { memCoverage: 1 as never } }),
+    /rl.memCoverage must be true or false, current value is 1/,
+  );
+  assert.throws(
     () => resolveConfig("quick", { rl: { worlds: "aux" as never } }),
     /rl.worlds must be one of main, all, current value is "aux"/,
   );

@@ -51,5 +51,12 @@ Deno.test("computeMemoryCredit(): one batched scoring equals per-pair scoring; p
   });
   assert.deepEqual(perTurn.advantages, expected);
   assert.notDeepEqual(perTurn.advantages, credit.advantages);
+  // coverage reaches memoryReward: with threshold 0 every token is kept, so it changes nothing
+  const covered = await computeMemoryCredit(model, episodes, data.tokenizer, {
+    epsilon: 1e-6,
+    threshold: 0,
+    coverage: true,
+  });
+  assert.deepEqual(covered.rewards, credit.rewards);
   model.dispose();
 });
