@@ -8,6 +8,7 @@ import { scoreContinuations } from "../../lib/model/score.ts";
 import { memoryRewardPairs } from "../../lib/env/memory_inputs.ts";
 import { computeMemoryCredit } from "../../lib/train/memory_credit.ts";
 import { memoryAdvantages } from "../../lib/advantage/memory_advantage.ts";
+import { memoryReward } from "../../lib/advantage/memory_reward.ts";
 import { tasksFromRecords } from "../../lib/train/demos.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
@@ -51,12 +52,19 @@ Deno.test("computeMemoryCredit(): one batched scoring equals per-pair scoring; p
   });
   assert.deepEqual(perTurn.advantages, expected);
   assert.notDeepEqual(perTurn.advantages, credit.advantages);
-  // coverage reaches memoryReward: with threshold 0 every token is kept, so it changes nothing
+  // threshold and coverage reach memoryReward: a threshold between the pair's gold-token probabilities keeps only
+  // some tokens, so coverage changes P; the batched value equals memoryReward on this pair's own scoring
+  const gold = mem!.filter((_, i) => p.answerMask[i] === 1).sort((a, b) => a - b);
+  assert.ok(gold.length >= 2 && gold[0]! < gold[gold.length - 1]!, "the pair needs gold tokens of different log-probs");
+  const threshold = Math.exp((gold[0]! + gold[gold.length - 1]!) / 2);
+  const one = { memAnswerLogProbs: [mem!], fullAnswerLogProbs: [full!], answerMask: [p.answerMask] };
+  const expected1 = memoryReward(one, { threshold, coverage: true }).reward[0]!;
+  assert.notEqual(expected1, memoryReward(one, { threshold }).reward[0]!, "coverage must matter for this pair");
   const covered = await computeMemoryCredit(model, episodes, data.tokenizer, {
     epsilon: 1e-6,
-    threshold: 0,
+    threshold,
     coverage: true,
   });
-  assert.deepEqual(covered.rewards, credit.rewards);
+  assertAllClose(covered.rewards[p.episode]![p.turn]!, expected1, { rtol: 1e-3, atol: 0 });
   model.dispose();
 });
