@@ -13,10 +13,10 @@ import { grpoAdvantages } from "../advantage/grpo.ts";
 import type { AdamW } from "./adamw.ts";
 import type { Algorithm, RlConfig } from "./config.ts";
 import { tasksFromRecords } from "./demos.ts";
-import { computeMemoryCredit } from "./memory_credit.ts";
+import { computeMemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
 import { episodeMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
 import { criticValues, policyUpdate } from "./policy_update.ts";
-import { gaeTurnSequences, outcomeTurnSequences } from "./rl_batch.ts";
+import { gaeTurnSequences, type OutcomeTurnOptions, outcomeTurnSequences } from "./rl_batch.ts";
 
 /** Everything {@linkcode rlStep} needs. */
 export interface RlStepContext {
@@ -41,6 +41,46 @@ export interface RlStepContext {
 }
 
 const now = () => performance.now() / 1000;
+
+/**
+ * MemPO's settings of an RL config, as the two calls of {@linkcode rlStep}
+ * take them: how R^M is scored and pooled (`computeMemoryCredit`) and how A^M
+ * is applied to the `<mem>` spans (`outcomeTurnSequences`). The one place
+ * where `rl.mem*` fields become options.
+ *
+ * ```text
+ * credit:    epsilon, std, pool ← memPool, coverage ← memCoverage, threshold ← memThreshold (absent: off)
+ * sequences: memCoef, closeTag ← memCloseTag, spanWeight ← memSpanWeight
+ * ```
+ *
+ * Source: this package (MemPO's defaults: arXiv:2603.00680 and its code).
+ *
+ * @param config The RL config.
+ * @returns The options of both calls.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "./config.ts";
+ * import { mempoOptions } from "./rl_trainer.ts";
+ *
+ * const { credit, sequences } = mempoOptions(resolveConfig("default", { rl: { memSpanWeight: "span" } }).rl);
+ * assert.equal(credit.threshold, 0.5);
+ * assert.deepEqual(sequences, { memCoef: 1, closeTag: undefined, spanWeight: "span" });
+ * ```
+ */
+export function mempoOptions(config: RlConfig): { credit: MemoryCreditOptions; sequences: OutcomeTurnOptions } {
+  return {
+    credit: {
+      epsilon: config.epsilon,
+      std: config.std,
+      pool: config.memPool,
+      coverage: config.memCoverage,
+      ...(config.memThreshold === undefined ? {} : { threshold: config.memThreshold }),
+    },
+    sequences: { memCoef: config.memCoef, closeTag: config.memCloseTag, spanWeight: config.memSpanWeight },
+  };
+}
 
 /**
  * The questions of one RL step: `"main"` draws from the main world's training
@@ -155,13 +195,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     row["grpo/frac_zero_std"] = [...byGroup.values()].filter((s) => s.every((x) => x === s[0])).length / byGroup.size;
     let memory;
     if (algorithm === "mempo") {
-      const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, {
-        epsilon: config.epsilon,
-        std: config.std,
-        pool: config.memPool,
-        coverage: config.memCoverage,
-        ...(config.memThreshold === undefined ? {} : { threshold: config.memThreshold }),
-      });
+      const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, mempoOptions(config).credit);
       memory = credit.advantages;
       row["memory/reward_mean"] = credit.stats.rewardMean;
       row["memory/reward_std"] = credit.stats.rewardStd;
@@ -170,11 +204,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
       row["memory/turns"] = credit.stats.turns;
     }
     t2 = now();
-    sequences = outcomeTurnSequences(episodes, outcome, memory, {
-      memCoef: config.memCoef,
-      closeTag: config.memCloseTag,
-      spanWeight: config.memSpanWeight,
-    });
+    sequences = outcomeTurnSequences(episodes, outcome, memory, mempoOptions(config).sequences);
   }
   const t3 = now();
   // 5. update

@@ -5,7 +5,7 @@ import { modelPreset } from "../../lib/model/config.ts";
 import { copyModel, createModel, trainableVariables } from "../../lib/model/params.ts";
 import { createAdamW } from "../../lib/train/adamw.ts";
 import { resolveConfig } from "../../lib/train/config.ts";
-import { drawQuestions, rlStep } from "../../lib/train/rl_trainer.ts";
+import { drawQuestions, mempoOptions, rlStep } from "../../lib/train/rl_trainer.ts";
 import { createRng } from "../../lib/random.ts";
 
 const dir = await Deno.makeTempDir();
@@ -81,4 +81,28 @@ Deno.test("drawQuestions(): 'main' keeps the main world's draw; 'all' draws ever
   assert.ok(Number.isFinite(row["rollout/reward_mean"] as number));
   for (const m of [policy, reference]) m.dispose();
   optimizer.dispose();
+});
+
+Deno.test("mempoOptions(): each rl.mem* setting reaches its own option of computeMemoryCredit or outcomeTurnSequences, and nothing else", () => {
+  const base = mempoOptions(resolveConfig("default").rl);
+  assert.deepEqual(base.credit, { epsilon: 1e-6, std: "bessel", pool: undefined, coverage: undefined, threshold: 0.5 });
+  assert.deepEqual(base.sequences, { memCoef: 1, closeTag: undefined, spanWeight: undefined });
+  const cases = [
+    ["memPool", "turn", "credit", "pool"],
+    ["memCoverage", true, "credit", "coverage"],
+    ["memThreshold", 0.25, "credit", "threshold"],
+    ["epsilon", 1e-3, "credit", "epsilon"],
+    ["std", "population", "credit", "std"],
+    ["memCoef", 0.25, "sequences", "memCoef"],
+    ["memCloseTag", false, "sequences", "closeTag"],
+    ["memSpanWeight", "span", "sequences", "spanWeight"],
+  ] as const;
+  for (const [field, value, call, option] of cases) {
+    const got = mempoOptions(resolveConfig("default", { rl: { [field]: value } }).rl);
+    const want = { ...base, [call]: { ...base[call], [option]: value } };
+    assert.deepEqual(got, want, `rl.${field} = ${value}`);
+  }
+  // no threshold: the key is absent, so computeMemoryCredit's default (off) applies
+  const off = mempoOptions({ ...resolveConfig("default").rl, memThreshold: undefined });
+  assert.equal("threshold" in off.credit, false);
 });
