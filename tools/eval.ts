@@ -4,6 +4,7 @@ import { unseenTestWords } from "../lib/data/coverage.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import { type Algorithm, resolveConfig } from "../lib/train/config.ts";
+import { copyDiagnostics } from "../lib/train/copy_diagnostic.ts";
 import { evalMarkdown, evaluateAgents, runAgents } from "../lib/train/evaluate.ts";
 import { checkRunTokenizer, writeEvalFiles } from "../lib/train/pipeline.ts";
 import type { Model } from "../lib/model/params.ts";
@@ -41,7 +42,13 @@ const rows = await evaluateAgents(
   (r) =>
     console.log(`${r.agent} (${r.contextPolicy}) ${r.objectives} obj: EM ${r.em.toFixed(2)} F1 ${r.f1.toFixed(2)}`),
 );
-await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 }, undefined, unseenTestWords(data));
+// where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
+const diagnostic = await copyDiagnostics(agents, data, {
+  questions: config.eval.questions,
+  maxTurnTokens: config.eval.maxTurnTokens,
+  seed: config.seed,
+});
+await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 }, diagnostic, unseenTestWords(data));
 console.log(evalMarkdown(rows));
 for (const m of models) m.dispose();
 // a live GPUDevice at exit leaves the driver's threads racing the exit handlers

@@ -12,7 +12,10 @@ import type { Tokenizer } from "../text/tokenizer.ts";
 import type { Model } from "../model/params.ts";
 import { forwardLogits } from "../model/transformer.ts";
 import { chunksByTokens } from "../model/score.ts";
+import type { LoadedData } from "../data/build.ts";
 import { collateLm, disposeLmBatch, type LmSequence } from "./collate.ts";
+import { teacherDemonstrations } from "./demos.ts";
+import type { AgentSpec } from "./evaluate.ts";
 
 /** Accuracy of one (tag, kind) cell. */
 export interface CopyAccuracy {
@@ -135,7 +138,7 @@ export async function copyAccuracy(
   );
 }
 
-/** The diagnostic of a run: per agent, on the teacher's turns of one test set. */
+/** The diagnostic of one test set: per agent, on the teacher's turns. */
 export interface CopyDiagnostic {
   /** Objectives of the test set probed. */
   objectives: number;
@@ -143,12 +146,86 @@ export interface CopyDiagnostic {
   agents: Record<string, CopyAccuracy[]>;
 }
 
+/** Options of {@linkcode copyDiagnostics}. */
+export interface CopyDiagnosticOptions {
+  /** Questions of each test set (the first ones, as the evaluation's). */
+  questions: number;
+  /** Tokens per turn budget of the teacher's turns. */
+  maxTurnTokens: number;
+  /** Seed of the teacher (it drops nothing here; the seed only names the run). */
+  seed: number;
+}
+
 /**
- * The diagnostic as Markdown: one row per agent, one column per (tag, kind).
+ * {@linkcode copyAccuracy} of each model-backed agent (each name once) on the
+ * scripted teacher's turns of every test set (memory context, no drops): how
+ * copying holds up as the question, the memory and the number of answers grow
+ * with the objectives.
+ *
+ * ```text
+ * for k in test sets:  turns = teacher(test_k[:questions], memory context);  for each agent: copyAccuracy(model, turns)
+ * ```
+ *
+ * Source: this package; see {@linkcode copyAccuracy}.
+ *
+ * @param agents The agents (scripted ones are skipped; a name seen twice is probed once).
+ * @param data Loaded data (test sets, corpus names, search).
+ * @param options Questions, turn budget, seed.
+ * @returns One diagnostic per test set, by objectives ascending.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { copyDiagnostics } from "./copy_diagnostic.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 1, { trainCount: 4, testCount: 2, testObjectives: [2, 1], sizes: { distractors: 0 } });
+ * const data = await loadData(dir);
+ * const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
+ * const sets = await copyDiagnostics([{ name: "SFT", contextPolicy: "memory", model }], data, { questions: 2, maxTurnTokens: 64, seed: 0 });
+ * assert.deepEqual(sets.map((d) => d.objectives), [1, 2]);
+ * assert.ok(sets.every((d) => d.agents.SFT!.some((c) => c.tag === "search" && c.kind === "name" && c.total > 0)));
+ * model.dispose();
+ * ```
+ */
+export async function copyDiagnostics(
+  agents: readonly AgentSpec[],
+  data: LoadedData,
+  options: CopyDiagnosticOptions,
+): Promise<CopyDiagnostic[]> {
+  const models = new Map<string, Model>();
+  for (const a of agents) if ("model" in a && !models.has(a.name)) models.set(a.name, a.model);
+  const names = new Set(data.corpus.map((d) => d.id));
+  const out: CopyDiagnostic[] = [];
+  for (const [objectives, records] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
+    const diagnostic: CopyDiagnostic = { objectives, agents: {} };
+    for (const [name, model] of models) {
+      const { sequences } = await teacherDemonstrations(data, {
+        count: Math.min(options.questions, records.length),
+        dropProbability: 0,
+        seed: options.seed,
+        policies: ["memory"],
+        maxPositions: model.config.maxPositions,
+        maxTurnTokens: options.maxTurnTokens,
+        records: records.slice(0, options.questions),
+      });
+      diagnostic.agents[name] = await copyAccuracy(model, data.tokenizer, names, sequences);
+    }
+    out.push(diagnostic);
+  }
+  return out;
+}
+
+/**
+ * The diagnostics as Markdown: one row per agent and test set, one column
+ * per (tag, kind); each cell is the accuracy and the number of tokens scored.
  *
  * Source: see {@linkcode copyAccuracy}.
  *
- * @param d The diagnostic.
+ * @param sets The diagnostics (one per test set).
  * @returns A heading, a sentence and a table.
  *
  * @example
@@ -156,27 +233,31 @@ export interface CopyDiagnostic {
  * import assert from "node:assert/strict";
  * import { copyDiagnosticMarkdown } from "./copy_diagnostic.ts";
  *
- * const md = copyDiagnosticMarkdown({ objectives: 2, agents: { SFT: [{ tag: "search", kind: "name", correct: 1, total: 4 }] } });
- * assert.match(md, /\| SFT \| 25% \(4\) \|/);
+ * const md = copyDiagnosticMarkdown([{ objectives: 2, agents: { SFT: [{ tag: "search", kind: "name", correct: 1, total: 4 }] } }]);
+ * assert.match(md, /\| SFT \| 2 \| 25% \(4\) \|/);
  * ```
  */
-export function copyDiagnosticMarkdown(d: CopyDiagnostic): string {
-  const keys = [...new Set(Object.values(d.agents).flat().map((c) => `${c.tag}/${c.kind}`))];
-  return [
-    "## Where the agents go wrong",
-    "",
-    `Teacher-forced greedy accuracy on the scripted teacher's turns (${d.objectives}-objective test set, memory ` +
-    "context): entity names must be copied from the question, a document or memory; other words can be learned by heart.",
-    "",
-    `| agent | ${keys.join(" | ")} |`,
-    `| --- | ${keys.map(() => "---").join(" | ")} |`,
-    ...Object.entries(d.agents).map(([agent, cells]) =>
-      `| ${agent} | ${
+export function copyDiagnosticMarkdown(sets: readonly CopyDiagnostic[]): string {
+  const keys = [...new Set(sets.flatMap((d) => Object.values(d.agents).flat().map((c) => `${c.tag}/${c.kind}`)))];
+  const agents = [...new Set(sets.flatMap((d) => Object.keys(d.agents)))];
+  const rows = agents.flatMap((agent) =>
+    sets.filter((d) => agent in d.agents).map((d) =>
+      `| ${agent} | ${d.objectives} | ${
         keys.map((k) => {
-          const c = cells.find((x) => `${x.tag}/${x.kind}` === k);
+          const c = d.agents[agent]!.find((x) => `${x.tag}/${x.kind}` === k);
           return c ? `${Math.round((100 * c.correct) / c.total)}% (${c.total})` : "–";
         }).join(" | ")
       } |`
-    ),
+    )
+  );
+  return [
+    "## Where the agents go wrong",
+    "",
+    "Teacher-forced greedy accuracy on the scripted teacher's turns (memory context, each test set's first questions): " +
+    "entity names must be copied from the question, a document or memory; other words can be learned by heart.",
+    "",
+    `| agent | objectives | ${keys.join(" | ")} |`,
+    `| --- | --- | ${keys.map(() => "---").join(" | ")} |`,
+    ...rows,
   ].join("\n");
 }

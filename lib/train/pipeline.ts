@@ -22,7 +22,7 @@ import { rlStep } from "./rl_trainer.ts";
 import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "./evaluate.ts";
 import type { MetricsRow } from "./metrics.ts";
 import { researchCheck, researchCheckMarkdown } from "./research_check.ts";
-import { copyAccuracy, type CopyDiagnostic, copyDiagnosticMarkdown } from "./copy_diagnostic.ts";
+import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "./copy_diagnostic.ts";
 import { linePlot } from "../viz/line_plot.ts";
 import { copyTaskSequences } from "./copy_task.ts";
 import { unseenTestWords } from "../data/coverage.ts";
@@ -429,24 +429,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       info: { agent: `${r.agent}/${r.contextPolicy}`, objectives: r.objectives, em: r.em },
     });
   });
-  // where the agents go wrong: teacher-forced accuracy on the teacher's turns of a test set
-  const k = data.test.has(2) ? 2 : [...data.test.keys()][0]!;
-  const { sequences: probe } = await teacherDemonstrations(data, {
-    count: config.eval.questions,
-    dropProbability: 0,
-    seed: config.seed,
-    policies: ["memory"],
-    maxPositions: modelConfig.maxPositions,
+  // where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
+  const diagnostic = await copyDiagnostics(agents, data, {
+    questions: config.eval.questions,
     maxTurnTokens: config.eval.maxTurnTokens,
-    records: data.test.get(k)!.slice(0, config.eval.questions),
+    seed: config.seed,
   });
-  const names = new Set(data.corpus.map((d) => d.id));
-  const diagnostic: CopyDiagnostic = { objectives: k, agents: {} };
-  for (const a of agents) {
-    if ("model" in a && !(a.name in diagnostic.agents)) {
-      diagnostic.agents[a.name] = await copyAccuracy(a.model, data.tokenizer, names, probe);
-    }
-  }
   timings.eval = clock() - t;
   await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data));
   sft.dispose();
@@ -477,7 +465,7 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
  * @param outDir The run directory.
  * @param rows Evaluation rows.
  * @param timings Seconds per stage (reported in eval.md).
- * @param diagnostic Teacher-forced accuracies per agent (reported in eval.md).
+ * @param diagnostic Teacher-forced accuracies per test set and agent (reported in eval.md).
  * @param unseen Words of each test set's questions that no training question contains (reported in eval.md).
  * @returns Nothing.
  *
@@ -496,7 +484,7 @@ export async function writeEvalFiles(
   outDir: string,
   rows: readonly EvalRow[],
   timings: Record<string, number>,
-  diagnostic?: CopyDiagnostic,
+  diagnostic?: readonly CopyDiagnostic[],
   unseen?: ReadonlyMap<number, readonly string[]>,
 ): Promise<void> {
   await Deno.writeTextFile(

@@ -4,7 +4,16 @@ import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
 import { createModel } from "../../lib/model/params.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { forwardLogits } from "../../lib/model/transformer.ts";
-import { copyAccuracy, copyDiagnosticMarkdown, labelPositions } from "../../lib/train/copy_diagnostic.ts";
+import { buildData, loadData } from "../../lib/data/build.ts";
+import { createTeacher } from "../../lib/env/teacher.ts";
+import {
+  copyAccuracy,
+  copyDiagnosticMarkdown,
+  copyDiagnostics,
+  labelPositions,
+} from "../../lib/train/copy_diagnostic.ts";
+import { teacherDemonstrations } from "../../lib/train/demos.ts";
+import type { AgentSpec } from "../../lib/train/evaluate.ts";
 
 const tok = buildTokenizer(["zorbex kalo mirel born director none = 1 2 , ;"]);
 const names = new Set(["zorbex", "kalo", "mirel"]);
@@ -64,7 +73,57 @@ Deno.test("copyAccuracy() equals a slow loop of one forward per prefix", async (
     "answer/word",
     "other/word", // the first sequence's <mem>, learned before any tag opened
   ]);
-  const md = copyDiagnosticMarkdown({ objectives: 2, agents: { SFT: cells } });
-  assert.match(md, /\| agent \| mem\/name \| mem\/word \| think\/name/);
+  const md = copyDiagnosticMarkdown([{ objectives: 2, agents: { SFT: cells } }]);
+  assert.match(md, /\| agent \| objectives \| mem\/name \| mem\/word \| think\/name/);
   model.dispose();
+});
+
+Deno.test("copyDiagnostics(): every test set in order, each model-backed agent once, the same cells as copyAccuracy on that set's teacher turns", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 5, { trainCount: 6, testCount: 3, testObjectives: [4, 1, 2], sizes: { distractors: 0 } });
+  const data = await loadData(dir);
+  const a = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
+  const b = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 2 });
+  const teacher = createTeacher(data.tokenizer, { dropProbability: 0 });
+  const agents: AgentSpec[] = [
+    { name: "Teacher", contextPolicy: "memory", policy: teacher, maxPositions: 256 },
+    { name: "SFT", contextPolicy: "full", model: a },
+    { name: "SFT", contextPolicy: "memory", model: a },
+    { name: "GRPO", contextPolicy: "memory", model: b },
+  ];
+  const sets = await copyDiagnostics(agents, data, { questions: 2, maxTurnTokens: 64, seed: 0 });
+  assert.deepEqual(sets.map((d) => d.objectives), [1, 2, 4]);
+  assert.ok(sets.every((d) => Object.keys(d.agents).join() === "SFT,GRPO"));
+  const names = new Set(data.corpus.map((d) => d.id));
+  const scored = (k: number) => sets.find((d) => d.objectives === k)!.agents.GRPO!.reduce((n, c) => n + c.total, 0);
+  for (const k of [1, 4]) {
+    const { sequences } = await teacherDemonstrations(data, {
+      count: 2,
+      dropProbability: 0,
+      seed: 0,
+      policies: ["memory"],
+      maxPositions: b.config.maxPositions,
+      maxTurnTokens: 64,
+      records: data.test.get(k)!.slice(0, 2),
+    });
+    assert.deepEqual(
+      sets.find((d) => d.objectives === k)!.agents.GRPO,
+      await copyAccuracy(b, data.tokenizer, names, sequences),
+    );
+  }
+  assert.ok(scored(4) > scored(2) && scored(2) > scored(1), "more objectives, more teacher turns scored");
+  const md = copyDiagnosticMarkdown(sets);
+  assert.deepEqual(
+    md.split("\n").filter((l) => /^\| (SFT|GRPO) /.test(l)).map((l) => l.split(" | ").slice(0, 2).join()),
+    [
+      "| SFT,1",
+      "| SFT,2",
+      "| SFT,4",
+      "| GRPO,1",
+      "| GRPO,2",
+      "| GRPO,4",
+    ],
+  );
+  a.dispose();
+  b.dispose();
 });
