@@ -53,6 +53,11 @@ export interface SftConfig {
   pretrainSteps?: number;
   /** Induction sequences added to the SFT pool, as a fraction of the demonstration sequences. @default 0 */
   inductionMix?: number;
+  /**
+   * Random words before and after the first occurrence of an induction sequence: at most this many each
+   * (`copyTaskSequences`' `maxNoise`; the copy distance is the sequence plus the words after it). @default 4
+   */
+  inductionNoise?: number;
   /** Teacher's probability of forgetting an earlier answer (SPEC §6: 0.3). */
   dropProbability: number;
 }
@@ -291,7 +296,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
 /** Optional fields a preset may leave out but an override may set. */
 const OPTIONAL_FIELDS: Record<string, string[]> = {
   data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers"],
-  sft: ["pretrainSteps", "inductionMix"],
+  sft: ["pretrainSteps", "inductionMix", "inductionNoise"],
   rl: ["memThreshold", "memCloseTag", "memPool", "memCoverage", "memSpanWeight", "worlds", "seed"],
 };
 
@@ -464,6 +469,7 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
   range("sft.dropProbability", c.sft.dropProbability, 0, 1);
   if (c.sft.pretrainSteps !== undefined) int("sft.pretrainSteps", c.sft.pretrainSteps, 0);
   if (c.sft.inductionMix !== undefined) range("sft.inductionMix", c.sft.inductionMix, 0, 10);
+  if (c.sft.inductionNoise !== undefined) int("sft.inductionNoise", c.sft.inductionNoise, 0);
   if (!Array.isArray(c.rl.algorithms)) throw new RangeError(`Invalid config: rl.algorithms must be a list`);
   c.rl.algorithms.forEach((a, i) => oneOf(`rl.algorithms[${i}]`, a, ["ppo", "grpo", "mempo"]));
   int("rl.steps", c.rl.steps, 0);

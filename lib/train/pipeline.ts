@@ -256,7 +256,14 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     // induction sequences mixed into SFT keep the copying circuit the warm-up formed
     const mix = Math.round((config.sft.inductionMix ?? 0) * demos.length);
     const sequences = mix > 0
-      ? [...demos, ...copyTaskSequences(data.tokenizer, { count: mix, seed: config.seed + 29 })]
+      ? [
+        ...demos,
+        ...copyTaskSequences(data.tokenizer, {
+          count: mix,
+          seed: config.seed + 29,
+          maxNoise: config.sft.inductionNoise,
+        }),
+      ]
       : demos;
     // induction warm-up: copying random word sequences forms the circuit that copies names
     const pretrainSteps = config.sft.pretrainSteps ?? 0;
@@ -264,7 +271,11 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       await trainSft({
         model: sft,
         optimizer,
-        sequences: copyTaskSequences(data.tokenizer, { count: 8192, seed: config.seed }),
+        sequences: copyTaskSequences(data.tokenizer, {
+          count: 8192,
+          seed: config.seed,
+          maxNoise: config.sft.inductionNoise,
+        }),
         config: { ...config.sft, steps: pretrainSteps, batchSize: 32 },
         seed: config.seed + 17,
         padId: data.tokenizer.padId,

@@ -38,6 +38,11 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   );
   assert.equal(resolveConfig("quick", { rl: { memSpanWeight: "span" } }).rl.memSpanWeight, "span");
   assert.throws(
+    () => resolveConfig("quick", { sft: { inductionNoise: 2.5 } }),
+    /sft.inductionNoise must be an integer ≥ 0, current value is 2.5/,
+  );
+  assert.equal(resolveConfig("default", { sft: { inductionNoise: 32 } }).sft.inductionNoise, 32);
+  assert.throws(
     () => resolveConfig("quick", { rl: { memCoverage: 1 as never } }),
     /rl.memCoverage must be true or false, current value is 1/,
   );
