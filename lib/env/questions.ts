@@ -177,6 +177,7 @@ export function markerOf(subQuestion: Pick<SubQuestion, "marker">, i: number): s
  * Source: MEM1 multi-objective questions (sub-questions joined by ";").
  *
  * @param subQuestions The objectives.
+ * @param order The order in which the marked parts are written (default: marker order).
  * @returns The question text.
  *
  * @example
@@ -185,10 +186,15 @@ export function markerOf(subQuestion: Pick<SubQuestion, "marker">, i: number): s
  * import { numberedQuestion } from "./questions.ts";
  *
  * assert.equal(numberedQuestion([{ text: "who founded x ?" }, { text: "where is y ?" }] as never), "q1 who founded x ? ; q2 where is y ?");
+ * assert.equal(numberedQuestion([{ text: "who founded x ?" }, { text: "where is y ?" }] as never, [1, 0]), "q2 where is y ? ; q1 who founded x ?");
  * ```
  */
-export function numberedQuestion(subQuestions: readonly Pick<SubQuestion, "text" | "marker">[]): string {
-  return subQuestions.map((q, i) => `${markerOf(q, i)} ${q.text}`).join(" ; ");
+export function numberedQuestion(
+  subQuestions: readonly Pick<SubQuestion, "text" | "marker">[],
+  order?: readonly number[],
+): string {
+  const parts = subQuestions.map((q, i) => `${markerOf(q, i)} ${q.text}`);
+  return (order ?? parts.map((_, i) => i)).map((i) => parts[i]!).join(" ; ");
 }
 
 /** Options of {@linkcode buildQaSplits}. */
@@ -214,6 +220,15 @@ export interface QaSplitOptions {
    * questions and test sets are those of `trainMarkers: 0`. @default 0
    */
   trainMarkers?: number;
+  /**
+   * Order of a training question's marked parts: `"marker"` (`q1 … ; q2 …`, as
+   * every test question) or `"shuffled"` (`q2 … ; q1 …`, a seeded permutation,
+   * so the subject of objective i can only be found by its marker, not by its
+   * place; the objectives, answers and the teacher's order stay q1…qk). Drawn
+   * from their own stream: the questions and test sets are those of
+   * `"marker"`. @default "marker"
+   */
+  trainOrder?: "marker" | "shuffled";
 }
 
 /** Train questions and one test set per objective count. */
@@ -232,6 +247,7 @@ function makeQuestion(
   k: number,
   rng: Rng,
   markers?: string[],
+  order?: number[],
 ): QaItem {
   const types = [...subjects.keys()].filter((t) => subjects.get(t)!.length > 0);
   const chosen = new Set<string>();
@@ -247,7 +263,7 @@ function makeQuestion(
   }
   subQuestions.forEach((q, i) => q.marker = markers?.[i] ?? objectiveMarker(i));
   return {
-    question: numberedQuestion(subQuestions),
+    question: numberedQuestion(subQuestions, order),
     subQuestions,
     targets: subQuestions.map((q) => [q.answer]),
   };
@@ -284,6 +300,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     testObjectives = [1, 2, 4, 6, 8],
     testFraction = 0.3,
     trainMarkers = 0,
+    trainOrder = "marker",
   } = options;
   if (!(testFraction > 0 && testFraction < 1)) {
     throw new RangeError(`Cannot build QA splits: testFraction must be in (0, 1), current value is ${testFraction}`);
@@ -325,10 +342,20 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     const start = markerRng.int(trainMarkers - k + 1);
     return Array.from({ length: k }, (_, i) => objectiveMarker(start + i));
   };
+  if (trainOrder !== "marker" && trainOrder !== "shuffled") {
+    throw new RangeError(
+      `Cannot build QA splits: trainOrder must be "marker" or "shuffled", current value is ${
+        JSON.stringify(trainOrder)
+      }`,
+    );
+  }
+  const orderRng = createRng(hashSeed(seed, hashString("order")));
+  const drawOrder = (k: number) =>
+    trainOrder === "shuffled" ? shuffled(Array.from({ length: k }, (_, i) => i), orderRng) : undefined;
   return {
     train: Array.from({ length: trainCount }, (_, i) => {
       const k = ks[i % ks.length]!;
-      return makeQuestion(world, train, k, rng, drawMarkers(k));
+      return makeQuestion(world, train, k, rng, drawMarkers(k), drawOrder(k));
     }),
     test: new Map(
       testObjectives.map((k) => [k, Array.from({ length: testCount }, () => makeQuestion(world, test, k, rng))]),

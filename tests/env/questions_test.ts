@@ -64,6 +64,31 @@ Deno.test("buildQaSplits({ trainMarkers }): training objectives take k consecuti
   );
 });
 
+Deno.test("buildQaSplits({ trainOrder: 'shuffled' }): a training question's marked parts in a permuted order, objectives and tests unchanged", () => {
+  const w = generateWorld(3);
+  const opts = { seed: 3, trainCount: 200, testCount: 4, trainObjectives: [1, 2, 3, 4] };
+  const plain = buildQaSplits(w, opts);
+  const shuffledSplits = buildQaSplits(w, { ...opts, trainOrder: "shuffled" });
+  assert.deepEqual(shuffledSplits.test, plain.test, "the test sets keep q1 … ; q2 …");
+  assert.deepEqual(buildQaSplits(w, { ...opts, trainOrder: "shuffled" }), shuffledSplits, "seeded");
+  let permuted = 0;
+  shuffledSplits.train.forEach((q, i) => {
+    const p = plain.train[i]!;
+    assert.deepEqual(q.subQuestions, p.subQuestions);
+    assert.deepEqual(q.targets, p.targets);
+    const parts = q.question.split(" ; ");
+    assert.deepEqual([...parts].sort(), p.question.split(" ; ").sort(), q.question);
+    if (q.question !== p.question) permuted += 1;
+  });
+  // 1-objective questions cannot move; a k-objective one keeps its order with probability 1/k!
+  const expected = 50 * (1 - 1 / 2) + 50 * (1 - 1 / 6) + 50 * (1 - 1 / 24);
+  assert.ok(Math.abs(permuted - expected) < 15, `${permuted} permuted, about ${expected.toFixed(0)} expected`);
+  assert.throws(
+    () => buildQaSplits(w, { ...opts, trainOrder: "random" as never }),
+    /trainOrder must be "marker" or "shuffled", current value is "random"/,
+  );
+});
+
 Deno.test("makeSubQuestion() follows 1- and 2-hop paths; every template is answerable", () => {
   const w = generateWorld(4);
   for (const [type, templates] of Object.entries(TEMPLATES)) {

@@ -43,6 +43,10 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   );
   assert.equal(resolveConfig("default", { sft: { inductionNoise: 32 } }).sft.inductionNoise, 32);
   assert.throws(
+    () => resolveConfig("quick", { data: { trainOrder: "random" as never } }),
+    /data.trainOrder must be one of marker, shuffled, current value is "random"/,
+  );
+  assert.throws(
     () => resolveConfig("quick", { rl: { memCoverage: 1 as never } }),
     /rl.memCoverage must be true or false, current value is 1/,
   );
