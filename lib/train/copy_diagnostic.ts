@@ -111,31 +111,171 @@ export async function copyAccuracy(
   names: ReadonlySet<string>,
   sequences: readonly LmSequence[],
 ): Promise<CopyAccuracy[]> {
-  const cells = new Map<string, CopyAccuracy>();
-  const labelled = sequences.map((s) => ({ s, labels: labelPositions(tokenizer, names, s) }))
-    .filter((x) => x.labels.length > 0);
-  // one forward per chunk of right-padded sequences (causal: padding never changes an earlier position)
-  for (const chunk of chunksByTokens(labelled, (x) => x.s.tokens.length, 32, 4096)) {
+  const hits = await teacherForcedHits(
+    model,
+    tokenizer,
+    sequences.map((s) => ({
+      s,
+      keys: labelPositions(tokenizer, names, s).map(([i, tag, kind]) => [i, `${tag}/${kind}`]),
+    })),
+  );
+  const order = [...TAGS, "other"];
+  return [...hits.entries()].map(([key, h]) => {
+    const [tag, kind] = key.split("/") as [string, "name" | "word"];
+    return { tag, kind, ...h };
+  }).sort((a, b) =>
+    order.indexOf(a.tag) - order.indexOf(b.tag) || (a.kind === b.kind ? 0 : a.kind === "name" ? -1 : 1)
+  );
+}
+
+/**
+ * Teacher-forced greedy hits at keyed positions: one forward per chunk of
+ * right-padded sequences (causal: padding never changes an earlier position).
+ */
+async function teacherForcedHits(
+  model: Model,
+  tokenizer: Tokenizer,
+  items: readonly { s: LmSequence; keys: [number, string][] }[],
+): Promise<Map<string, { correct: number; total: number }>> {
+  const hits = new Map<string, { correct: number; total: number }>();
+  const keyed = items.filter((x) => x.keys.length > 0);
+  for (const chunk of chunksByTokens(keyed, (x) => x.s.tokens.length, 32, 4096)) {
     const batch = collateLm(chunk.map((x) => x.s), tokenizer.padId);
     const argmax = tf.tidy(() => tf.argMax(forwardLogits(model, batch.tokens), -1));
     const predicted = await argmax.data();
     const L = batch.tokens.shape[1];
     argmax.dispose();
     disposeLmBatch(batch);
-    chunk.forEach(({ s, labels }, b) => {
-      for (const [i, tag, kind] of labels) {
-        const key = `${tag}/${kind}`;
-        const cell = cells.get(key) ?? { tag, kind, correct: 0, total: 0 };
-        cell.correct += predicted[b * L + i - 1] === s.tokens[i] ? 1 : 0;
-        cell.total += 1;
-        cells.set(key, cell);
+    chunk.forEach(({ s, keys }, b) => {
+      for (const [i, key] of keys) {
+        const h = hits.get(key) ?? { correct: 0, total: 0 };
+        h.correct += predicted[b * L + i - 1] === s.tokens[i] ? 1 : 0;
+        h.total += 1;
+        hits.set(key, h);
       }
     });
   }
-  const order = [...TAGS, "other"];
-  return [...cells.values()].sort((a, b) =>
-    order.indexOf(a.tag) - order.indexOf(b.tag) || (a.kind === b.kind ? 0 : a.kind === "name" ? -1 : 1)
+  return hits;
+}
+
+/**
+ * The positions where a turn's `<think>` names an objective's subject taken
+ * from the question: a learned token that follows an objective marker
+ * (`q1`, `q2`, …) inside `<think>` and occurs in the prompt (before the first
+ * `<|assistant|>`). The second hop's subject (read from a document, kept in
+ * memory) is not in the question and is left out.
+ *
+ * Source: this package (a probe of how the policy finds "the word after qk").
+ *
+ * @param tokenizer The tokenizer.
+ * @param sequence A teacher turn sequence.
+ * @returns `[position, marker]` pairs.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { lookupPositions } from "./copy_diagnostic.ts";
+ *
+ * const tok = buildTokenizer(["q1 q2 zorbex kalo mirel born none"]);
+ * const ids = encode(tok, "<|user|> q1 zorbex born ; q2 kalo born <|end|> <|assistant|> <mem> none </mem> <think> q2 kalo born </think> <think> q1 mirel born </think>").ids;
+ * assert.deepEqual(lookupPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i > 11 ? 1 : 0)) }), [[15, "q2"]]);
+ * ```
+ */
+export function lookupPositions(tokenizer: Tokenizer, sequence: LmSequence): [number, string][] {
+  const { tokens, lossMask } = sequence;
+  const end = tokens.indexOf(tokenizer.special("<|assistant|>"));
+  const prompt = new Set(tokens.slice(0, end < 0 ? 0 : end));
+  const think = tokenizer.special("<think>");
+  const out: [number, string][] = [];
+  let inThink = false;
+  for (let i = 1; i < tokens.length; i++) {
+    const previous = tokenizer.tokens[tokens[i - 1]!] ?? "";
+    if (tokens[i - 1] === think) inThink = true;
+    else if (previous.startsWith("<")) inThink = false;
+    if (inThink && lossMask[i] === 1 && /^q\d+$/.test(previous) && prompt.has(tokens[i]!)) out.push([i, previous]);
+  }
+  return out;
+}
+
+/** Teacher-forced accuracy of one objective marker's subject lookups. */
+export interface LookupAccuracy {
+  /** The marker (`q1`, `q2`, …). */
+  marker: string;
+  /** Lookups predicted right (greedy, teacher-forced). */
+  correct: number;
+  /** Lookups scored. */
+  total: number;
+}
+
+/**
+ * Teacher-forced greedy accuracy of the subject the policy names after each
+ * objective marker in its `<think>` ({@linkcode lookupPositions}): does it find
+ * "the word after qk" in the question? Scoring the same turns with the
+ * question's parts in another order ({@linkcode reverseObjectives}) tells a
+ * lookup by marker (unchanged) from one by place (falls).
+ *
+ * ```text
+ * acc(qk) = #{ lookups after qk : argmax p(· | x_<i) = x_i } / #{ lookups after qk }
+ * ```
+ *
+ * Source: this package; see {@linkcode copyAccuracy}.
+ *
+ * @param model The policy.
+ * @param tokenizer The tokenizer.
+ * @param sequences Teacher turn sequences.
+ * @returns One entry per marker seen, by marker number.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { lookupAccuracy } from "./copy_diagnostic.ts";
+ *
+ * const tok = buildTokenizer(["q1 zorbex born"]);
+ * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const ids = encode(tok, "<|user|> q1 zorbex born <|assistant|> <think> q1 zorbex born </think>").ids;
+ * const [cell] = await lookupAccuracy(model, tok, [{ tokens: ids, lossMask: ids.map((_, i) => (i > 5 ? 1 : 0)) }]);
+ * assert.deepEqual({ ...cell, correct: 0 }, { marker: "q1", correct: 0, total: 1 });
+ * model.dispose();
+ * ```
+ */
+export async function lookupAccuracy(
+  model: Model,
+  tokenizer: Tokenizer,
+  sequences: readonly LmSequence[],
+): Promise<LookupAccuracy[]> {
+  const hits = await teacherForcedHits(
+    model,
+    tokenizer,
+    sequences.map((s) => ({ s, keys: lookupPositions(tokenizer, s) })),
   );
+  return [...hits.entries()].map(([marker, h]) => ({ marker, ...h }))
+    .sort((a, b) => Number(a.marker.slice(1)) - Number(b.marker.slice(1)));
+}
+
+/**
+ * A question with its marked parts in reverse order (`q1 a ; q2 b` →
+ * `q2 b ; q1 a`): the same objectives, answered in marker order, each subject
+ * at another place.
+ *
+ * Source: this package (see {@linkcode lookupAccuracy}).
+ *
+ * @param question A question of parts joined by " ; ".
+ * @returns The reversed question.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { reverseObjectives } from "./copy_diagnostic.ts";
+ *
+ * assert.equal(reverseObjectives("q1 who founded x ? ; q2 where is y ?"), "q2 where is y ? ; q1 who founded x ?");
+ * ```
+ */
+export function reverseObjectives(question: string): string {
+  return question.split(" ; ").reverse().join(" ; ");
 }
 
 /** The diagnostic of one test set: per agent, on the teacher's turns. */

@@ -11,6 +11,9 @@ import {
   copyDiagnosticMarkdown,
   copyDiagnostics,
   labelPositions,
+  lookupAccuracy,
+  lookupPositions,
+  reverseObjectives,
 } from "../../lib/train/copy_diagnostic.ts";
 import { teacherDemonstrations } from "../../lib/train/demos.ts";
 import type { AgentSpec } from "../../lib/train/evaluate.ts";
@@ -126,4 +129,48 @@ Deno.test("copyDiagnostics(): every test set in order, each model-backed agent o
   );
   a.dispose();
   b.dispose();
+});
+
+Deno.test("lookupPositions() finds each objective's first-hop subject once per teacher episode; lookupAccuracy() equals a slow loop; reversing keeps the lookups", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 7, { trainCount: 4, testCount: 6, testObjectives: [3], sizes: { distractors: 0 } });
+  const data = await loadData(dir);
+  const records = data.test.get(3)!;
+  const demos = (rs: typeof records) =>
+    teacherDemonstrations(data, {
+      count: rs.length,
+      dropProbability: 0,
+      seed: 0,
+      policies: ["memory"],
+      maxTurnTokens: 64,
+      records: rs,
+    });
+  const { sequences, episodes } = await demos(records);
+  // each (marker, subject) pair of the questions is looked up exactly once, in a think
+  const found = sequences.flatMap((s) =>
+    lookupPositions(data.tokenizer, s).map(([i, m]) => `${m} ${data.tokenizer.tokens[s.tokens[i]!]}`)
+  ).sort();
+  const wanted = episodes.flatMap((e) => e.task.subQuestions!.map((q, j) => `q${j + 1} ${q.subject}`)).sort();
+  assert.deepEqual(found, wanted);
+  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 4 });
+  const cells = await lookupAccuracy(model, data.tokenizer, sequences);
+  const slow = new Map<string, [number, number]>();
+  for (const s of sequences) {
+    for (const [i, m] of lookupPositions(data.tokenizer, s)) {
+      const pred = tf.tidy(() =>
+        tf.argMax(forwardLogits(model, tf.tensor2d([s.tokens.slice(0, i)], undefined, "int32")), -1)
+      );
+      const hit = (await pred.data()).at(-1) === s.tokens[i] ? 1 : 0;
+      pred.dispose();
+      const e = slow.get(m) ?? [0, 0];
+      slow.set(m, [e[0] + hit, e[1] + 1]);
+    }
+  }
+  assert.deepEqual(cells.map((c) => c.marker), ["q1", "q2", "q3"]);
+  assert.deepEqual(Object.fromEntries(cells.map((c) => [c.marker, [c.correct, c.total]])), Object.fromEntries(slow));
+  // the reversed questions: the same lookups, each subject elsewhere in the prompt
+  const reversed = await demos(records.map((r) => ({ ...r, question: reverseObjectives(r.question) })));
+  const again = await lookupAccuracy(model, data.tokenizer, reversed.sequences);
+  assert.deepEqual(again.map((c) => [c.marker, c.total]), cells.map((c) => [c.marker, c.total]));
+  model.dispose();
 });

@@ -1,0 +1,50 @@
+// `deno run -A tools/lookup_probe.ts runs/NAME [--policy sft|mempo|grpo]`:
+// how a run's policy finds an objective's subject in the question. On the scripted teacher's turns of every test set
+// (memory context, no drops, the evaluation's questions), the teacher-forced greedy accuracy of the subject its think
+// names after each objective marker (`q2 drelul …`: the word after `q2` in the question), with the question's parts in
+// marker order and reversed (`q2 … ; q1 …`). A lookup by marker scores the same both ways; a lookup by place falls.
+import { parseArgs } from "node:util";
+import { loadData } from "../lib/data/build.ts";
+import { loadCheckpoint } from "../lib/model/checkpoint.ts";
+import { setBackend } from "../lib/backend/backend.ts";
+import { resolveConfig } from "../lib/train/config.ts";
+import { teacherDemonstrations } from "../lib/train/demos.ts";
+import { lookupAccuracy, reverseObjectives } from "../lib/train/copy_diagnostic.ts";
+
+const { values, positionals } = parseArgs({
+  args: Deno.args,
+  allowPositionals: true,
+  options: { policy: { type: "string", default: "sft" } },
+});
+const dir = positionals[0];
+if (dir === undefined || !["sft", "mempo", "grpo", "ppo"].includes(values.policy)) {
+  console.error("usage: deno run -A tools/lookup_probe.ts runs/NAME [--policy sft|mempo|grpo|ppo]");
+  Deno.exit(2);
+}
+const { preset, ...overrides } = JSON.parse(await Deno.readTextFile(`${dir}/config.json`));
+const config = resolveConfig(preset, overrides);
+await setBackend(config.backend);
+const data = await loadData(config.dataDir);
+const model = (await loadCheckpoint(`${dir}/${values.policy}`, { trainable: false })).models.policy!;
+console.log(`${dir} (${values.policy}): teacher-forced subject lookups by objective marker, % right (lookups)`);
+for (const [k, all] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
+  const records = all.slice(0, config.eval.questions);
+  for (const order of ["marker", "reversed"] as const) {
+    const { sequences } = await teacherDemonstrations(data, {
+      count: records.length,
+      dropProbability: 0,
+      seed: config.seed,
+      policies: ["memory"],
+      maxPositions: model.config.maxPositions,
+      maxTurnTokens: config.eval.maxTurnTokens,
+      records: order === "marker" ? records : records.map((r) => ({ ...r, question: reverseObjectives(r.question) })),
+    });
+    const cells = await lookupAccuracy(model, data.tokenizer, sequences);
+    const all = cells.reduce((a, c) => [a[0] + c.correct, a[1] + c.total], [0, 0]);
+    console.log(
+      `${k} objectives, ${order.padEnd(8)}  all ${(100 * all[0]! / Math.max(1, all[1]!)).toFixed(0)}%  ` +
+        cells.map((c) => `${c.marker} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
+    );
+  }
+}
+model.dispose();
