@@ -269,7 +269,7 @@ export {
   type UpdateModels,
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
-export { rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
+export { mempoOptions, rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
 export { episodeMetrics, explainedVariance, type MetricsRow } from "./lib/train/metrics.ts";
 export {
   AGENT_NAMES,
@@ -290,7 +290,13 @@ export {
   copyAccuracy,
   type CopyDiagnostic,
   copyDiagnosticMarkdown,
+  type CopyDiagnosticOptions,
+  copyDiagnostics,
   labelPositions,
+  type LookupAccuracy,
+  lookupAccuracy,
+  lookupPositions,
+  reverseObjectives,
 } from "./lib/train/copy_diagnostic.ts";
 export {
   checkRunTokenizer,

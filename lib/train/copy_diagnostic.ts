@@ -342,17 +342,23 @@ export async function copyDiagnostics(
   const out: CopyDiagnostic[] = [];
   for (const [objectives, records] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
     const diagnostic: CopyDiagnostic = { objectives, agents: {} };
+    // the teacher's turns depend on the model only through its context length: one set per length
+    const turns = new Map<number, LmSequence[]>();
     for (const [name, model] of models) {
-      const { sequences } = await teacherDemonstrations(data, {
-        count: Math.min(options.questions, records.length),
-        dropProbability: 0,
-        seed: options.seed,
-        policies: ["memory"],
-        maxPositions: model.config.maxPositions,
-        maxTurnTokens: options.maxTurnTokens,
-        records: records.slice(0, options.questions),
-      });
-      diagnostic.agents[name] = await copyAccuracy(model, data.tokenizer, names, sequences);
+      const { maxPositions } = model.config;
+      if (!turns.has(maxPositions)) {
+        const { sequences } = await teacherDemonstrations(data, {
+          count: Math.min(options.questions, records.length),
+          dropProbability: 0,
+          seed: options.seed,
+          policies: ["memory"],
+          maxPositions,
+          maxTurnTokens: options.maxTurnTokens,
+          records: records.slice(0, options.questions),
+        });
+        turns.set(maxPositions, sequences);
+      }
+      diagnostic.agents[name] = await copyAccuracy(model, data.tokenizer, names, turns.get(maxPositions)!);
     }
     out.push(diagnostic);
   }
