@@ -27,8 +27,8 @@ await setBackend(config.backend);
 const data = await loadData(config.dataDir);
 const model = (await loadCheckpoint(`${dir}/${values.policy}`, { trainable: false })).models.policy!;
 console.log(`${dir} (${values.policy}): teacher-forced subject lookups by objective marker, % right (lookups)`);
-for (const [k, all] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
-  const records = all.slice(0, config.eval.questions);
+for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
+  const records = set.slice(0, config.eval.questions);
   for (const order of ["marker", "reversed"] as const) {
     const { sequences } = await teacherDemonstrations(data, {
       count: records.length,
@@ -40,9 +40,10 @@ for (const [k, all] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
       records: order === "marker" ? records : records.map((r) => ({ ...r, question: reverseObjectives(r.question) })),
     });
     const cells = await lookupAccuracy(model, data.tokenizer, sequences);
-    const all = cells.reduce((a, c) => [a[0] + c.correct, a[1] + c.total], [0, 0]);
+    const correct = cells.reduce((n, c) => n + c.correct, 0);
+    const total = cells.reduce((n, c) => n + c.total, 0);
     console.log(
-      `${k} objectives, ${order.padEnd(8)}  all ${(100 * all[0]! / Math.max(1, all[1]!)).toFixed(0)}%  ` +
+      `${k} objectives, ${order.padEnd(8)}  all ${(100 * correct / Math.max(1, total)).toFixed(0)}%  ` +
         cells.map((c) => `${c.marker} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
     );
   }
