@@ -3,13 +3,14 @@
 // (memory context, no drops, the evaluation's questions), the teacher-forced greedy accuracy of the subject its think
 // names after each objective marker (`q2 drelul …`: the word after `q2` in the question), with the question's parts in
 // marker order and reversed (`q2 … ; q1 …`). A lookup by marker scores the same both ways; a lookup by place falls.
+// Then, in marker order, the names it writes into <mem>: in slots carried from the previous memory and in the new one.
 import { parseArgs } from "node:util";
 import { loadData } from "../lib/data/build.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { setBackend } from "../lib/backend/backend.ts";
 import { resolveConfig } from "../lib/train/config.ts";
 import { teacherDemonstrations } from "../lib/train/demos.ts";
-import { lookupAccuracy, reverseObjectives } from "../lib/train/copy_diagnostic.ts";
+import { lookupAccuracy, memorySlotAccuracy, reverseObjectives } from "../lib/train/copy_diagnostic.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -25,6 +26,7 @@ const { preset, ...overrides } = JSON.parse(await Deno.readTextFile(`${dir}/conf
 const config = resolveConfig(preset, overrides);
 await setBackend(config.backend);
 const data = await loadData(config.dataDir);
+const names = new Set(data.corpus.map((d) => d.id));
 const model = (await loadCheckpoint(`${dir}/${values.policy}`, { trainable: false })).models.policy!;
 console.log(`${dir} (${values.policy}): teacher-forced subject lookups by objective marker, % right (lookups)`);
 for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
@@ -46,6 +48,12 @@ for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
       `${k} objectives, ${order.padEnd(8)}  all ${(100 * correct / Math.max(1, total)).toFixed(0)}%  ` +
         cells.map((c) => `${c.marker} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
     );
+    if (order === "marker") {
+      const mem = await memorySlotAccuracy(model, data.tokenizer, names, sequences);
+      const pct = (h: { correct: number; total: number }) =>
+        `${(100 * h.correct / Math.max(1, h.total)).toFixed(0)}% (${h.total})`;
+      console.log(`${k} objectives, <mem> names: carried slots ${pct(mem.carried)}, new slot ${pct(mem.new)}`);
+    }
   }
 }
 model.dispose();

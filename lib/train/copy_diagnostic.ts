@@ -278,6 +278,108 @@ export function reverseObjectives(question: string): string {
   return question.split(" ; ").reverse().join(" ; ");
 }
 
+/**
+ * The entity names a turn writes into `<mem>`, each labelled by its slot (from
+ * one objective's marker to the next `,` or `</mem>`): `"carried"` when the
+ * slot's tokens occur word for word earlier in the sequence (kept from the
+ * previous memory), `"new"` otherwise (written from the latest document).
+ *
+ * Source: this package (a probe of memory maintenance: does the policy keep the earlier slots?).
+ *
+ * @param tokenizer The tokenizer.
+ * @param names Entity names.
+ * @param sequence A teacher turn sequence.
+ * @returns `[position, "carried" | "new"]` for each learned name token in a `<mem>` slot.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { memorySlotPositions } from "./copy_diagnostic.ts";
+ *
+ * const tok = buildTokenizer(["q1 q2 = , zorbex kalo mirel born"]);
+ * const ids = encode(tok, "<mem> q1 = zorbex born kalo </mem> <mem> q1 = zorbex born kalo , q2 = mirel born zorbex </mem>").ids;
+ * const labels = memorySlotPositions(tok, new Set(["zorbex", "kalo", "mirel"]), { tokens: ids, lossMask: ids.map((_, i) => (i > 6 ? 1 : 0)) });
+ * assert.deepEqual(labels, [[10, "carried"], [12, "carried"], [16, "new"], [18, "new"]]);
+ * ```
+ */
+export function memorySlotPositions(
+  tokenizer: Tokenizer,
+  names: ReadonlySet<string>,
+  sequence: LmSequence,
+): [number, "carried" | "new"][] {
+  const { tokens, lossMask } = sequence;
+  const open = tokenizer.special("<mem>");
+  const close = tokenizer.special("</mem>");
+  const comma = tokenizer.tokens.indexOf(",");
+  const occursBefore = (a: number, b: number) => {
+    const run = tokens.slice(a, b);
+    for (let j = 0; j + run.length <= a; j++) if (run.every((t, k) => tokens[j + k] === t)) return true;
+    return false;
+  };
+  const out: [number, "carried" | "new"][] = [];
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    if (tokens[i] !== open || lossMask[i + 1] !== 1) continue; // a memory the turn writes
+    let a = i + 1;
+    for (let b = a; b < tokens.length; b++) {
+      if (tokens[b] !== comma && tokens[b] !== close) continue;
+      const label = occursBefore(a, b) ? "carried" : "new";
+      for (let j = a; j < b; j++) {
+        if (lossMask[j] === 1 && names.has(tokenizer.tokens[tokens[j]!] ?? "")) out.push([j, label]);
+      }
+      a = b + 1;
+      if (tokens[b] === close) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Teacher-forced greedy accuracy of the names a turn writes into `<mem>`,
+ * split by whether their slot is carried from the previous memory or new
+ * ({@linkcode memorySlotPositions}).
+ *
+ * Source: this package; see {@linkcode copyAccuracy}.
+ *
+ * @param model The policy.
+ * @param tokenizer The tokenizer.
+ * @param names Entity names.
+ * @param sequences Teacher turn sequences.
+ * @returns Hits and totals for carried and new slots.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { memorySlotAccuracy } from "./copy_diagnostic.ts";
+ *
+ * const tok = buildTokenizer(["q1 = zorbex born kalo"]);
+ * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const ids = encode(tok, "<mem> q1 = zorbex born kalo </mem> <mem> q1 = zorbex born kalo </mem>").ids;
+ * const acc = await memorySlotAccuracy(model, tok, new Set(["zorbex", "kalo"]), [{ tokens: ids, lossMask: ids.map((_, i) => (i > 6 ? 1 : 0)) }]);
+ * assert.deepEqual([acc.carried.total, acc.new.total], [2, 0]);
+ * model.dispose();
+ * ```
+ */
+export async function memorySlotAccuracy(
+  model: Model,
+  tokenizer: Tokenizer,
+  names: ReadonlySet<string>,
+  sequences: readonly LmSequence[],
+): Promise<Record<"carried" | "new", { correct: number; total: number }>> {
+  const hits = await teacherForcedHits(
+    model,
+    tokenizer,
+    sequences.map((s) => ({ s, keys: memorySlotPositions(tokenizer, names, s) })),
+  );
+  return {
+    carried: hits.get("carried") ?? { correct: 0, total: 0 },
+    new: hits.get("new") ?? { correct: 0, total: 0 },
+  };
+}
+
 /** The diagnostic of one test set: per agent, on the teacher's turns. */
 export interface CopyDiagnostic {
   /** Objectives of the test set probed. */

@@ -13,6 +13,8 @@ import {
   labelPositions,
   lookupAccuracy,
   lookupPositions,
+  memorySlotAccuracy,
+  memorySlotPositions,
   reverseObjectives,
 } from "../../lib/train/copy_diagnostic.ts";
 import { teacherDemonstrations } from "../../lib/train/demos.ts";
@@ -172,5 +174,40 @@ Deno.test("lookupPositions() finds each objective's first-hop subject once per t
   const reversed = await demos(records.map((r) => ({ ...r, question: reverseObjectives(r.question) })));
   const again = await lookupAccuracy(model, data.tokenizer, reversed.sequences);
   assert.deepEqual(again.map((c) => [c.marker, c.total]), cells.map((c) => [c.marker, c.total]));
+  model.dispose();
+});
+
+Deno.test("memorySlotPositions(): every name the teacher writes into <mem> labelled once; at most the one slot it updates is new; memorySlotAccuracy() counts them", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 7, { trainCount: 4, testCount: 6, testObjectives: [3], sizes: { distractors: 0 } });
+  const data = await loadData(dir);
+  const { sequences } = await teacherDemonstrations(data, {
+    count: 6,
+    dropProbability: 0,
+    seed: 0,
+    policies: ["memory"],
+    maxTurnTokens: 64,
+    records: data.test.get(3)!,
+  });
+  const names = new Set(data.corpus.map((d) => d.id));
+  let carried = 0;
+  for (const s of sequences) {
+    const labels = memorySlotPositions(data.tokenizer, names, s);
+    const memNames = labelPositions(data.tokenizer, names, s).filter(([, tag, kind]) =>
+      tag === "mem" && kind === "name"
+    );
+    assert.deepEqual(labels.map(([i]) => i), memNames.map(([i]) => i), "each name in <mem> labelled once");
+    // the teacher changes one slot a turn: its subject and its answer (2 names) at most are new
+    assert.ok(labels.filter(([, l]) => l === "new").length <= 2, JSON.stringify(labels));
+    carried += labels.filter(([, l]) => l === "carried").length;
+  }
+  assert.ok(carried > 0, "later turns carry earlier slots");
+  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 4 });
+  const acc = await memorySlotAccuracy(model, data.tokenizer, names, sequences);
+  const [cell] = (await copyAccuracy(model, data.tokenizer, names, sequences)).filter((c) =>
+    c.tag === "mem" && c.kind === "name"
+  );
+  assert.equal(acc.carried.total + acc.new.total, cell!.total);
+  assert.equal(acc.carried.correct + acc.new.correct, cell!.correct);
   model.dispose();
 });
