@@ -296,6 +296,9 @@ export {
   type LookupAccuracy,
   lookupAccuracy,
   lookupPositions,
+  memorySlotAccuracy,
+  memorySlotPositions,
+  probeTurns,
   reverseObjectives,
 } from "./lib/train/copy_diagnostic.ts";
 export {

@@ -9,8 +9,7 @@ import { loadData } from "../lib/data/build.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { setBackend } from "../lib/backend/backend.ts";
 import { resolveConfig } from "../lib/train/config.ts";
-import { teacherDemonstrations } from "../lib/train/demos.ts";
-import { lookupAccuracy, memorySlotAccuracy, reverseObjectives } from "../lib/train/copy_diagnostic.ts";
+import { lookupAccuracy, memorySlotAccuracy, probeTurns, reverseObjectives } from "../lib/train/copy_diagnostic.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -32,15 +31,11 @@ console.log(`${dir} (${values.policy}): teacher-forced subject lookups by object
 for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
   const records = set.slice(0, config.eval.questions);
   for (const order of ["marker", "reversed"] as const) {
-    const { sequences } = await teacherDemonstrations(data, {
-      count: records.length,
-      dropProbability: 0,
-      seed: config.seed,
-      policies: ["memory"],
-      maxPositions: model.config.maxPositions,
-      maxTurnTokens: config.eval.maxTurnTokens,
-      records: order === "marker" ? records : records.map((r) => ({ ...r, question: reverseObjectives(r.question) })),
-    });
+    const sequences = await probeTurns(
+      data,
+      order === "marker" ? records : records.map((r) => ({ ...r, question: reverseObjectives(r.question) })),
+      { seed: config.seed, maxTurnTokens: config.eval.maxTurnTokens, maxPositions: model.config.maxPositions },
+    );
     const cells = await lookupAccuracy(model, data.tokenizer, sequences);
     const correct = cells.reduce((n, c) => n + c.correct, 0);
     const total = cells.reduce((n, c) => n + c.total, 0);

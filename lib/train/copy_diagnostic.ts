@@ -13,6 +13,7 @@ import type { Model } from "../model/params.ts";
 import { forwardLogits } from "../model/transformer.ts";
 import { chunksByTokens } from "../model/score.ts";
 import type { LoadedData } from "../data/build.ts";
+import type { QaRecord } from "../data/dataset.ts";
 import { collateLm, disposeLmBatch, type LmSequence } from "./collate.ts";
 import { teacherDemonstrations } from "./demos.ts";
 import type { AgentSpec } from "./evaluate.ts";
@@ -388,6 +389,49 @@ export interface CopyDiagnostic {
   agents: Record<string, CopyAccuracy[]>;
 }
 
+/**
+ * The turns every probe here scores: the scripted teacher, without drops,
+ * under the memory context policy, on the given questions (searching the
+ * main world's corpus), as per-turn sequences.
+ *
+ * Source: this package (the probes of {@linkcode copyAccuracy}, {@linkcode lookupAccuracy},
+ * {@linkcode memorySlotAccuracy}).
+ *
+ * @param data Loaded data (tokenizer, search).
+ * @param records The questions.
+ * @param options The teacher's seed, turn budget and context length.
+ * @returns One sequence per teacher turn.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { probeTurns } from "./copy_diagnostic.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 1, { trainCount: 4, testCount: 2, testObjectives: [2], sizes: { distractors: 0 } });
+ * const data = await loadData(dir);
+ * const turns = await probeTurns(data, data.test.get(2)!, { seed: 0, maxTurnTokens: 64, maxPositions: 512 });
+ * assert.ok(turns.length >= 2 * 3); // at least three turns (two searches and an answer) per question
+ * ```
+ */
+export async function probeTurns(
+  data: LoadedData,
+  records: readonly QaRecord[],
+  options: { seed: number; maxTurnTokens: number; maxPositions: number },
+): Promise<LmSequence[]> {
+  const { sequences } = await teacherDemonstrations(data, {
+    count: records.length,
+    dropProbability: 0,
+    seed: options.seed,
+    policies: ["memory"],
+    maxPositions: options.maxPositions,
+    maxTurnTokens: options.maxTurnTokens,
+    records,
+  });
+  return sequences;
+}
+
 /** Options of {@linkcode copyDiagnostics}. */
 export interface CopyDiagnosticOptions {
   /** Questions of each test set (the first ones, as the evaluation's). */
@@ -449,16 +493,10 @@ export async function copyDiagnostics(
     for (const [name, model] of models) {
       const { maxPositions } = model.config;
       if (!turns.has(maxPositions)) {
-        const { sequences } = await teacherDemonstrations(data, {
-          count: Math.min(options.questions, records.length),
-          dropProbability: 0,
-          seed: options.seed,
-          policies: ["memory"],
+        turns.set(
           maxPositions,
-          maxTurnTokens: options.maxTurnTokens,
-          records: records.slice(0, options.questions),
-        });
-        turns.set(maxPositions, sequences);
+          await probeTurns(data, records.slice(0, options.questions), { ...options, maxPositions }),
+        );
       }
       diagnostic.agents[name] = await copyAccuracy(model, data.tokenizer, names, turns.get(maxPositions)!);
     }
