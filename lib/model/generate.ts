@@ -154,7 +154,12 @@ export async function generate(
     returnCache: true,
   }) as { hidden: tf.Tensor3D; cache: KvCache };
   tf.dispose([input, positions, biasT]);
-  let last = tf.tidy(() => tf.reshape(outputLogits(model, tf.slice(hidden, [0, P - 1, 0], [B, 1, -1])), [B, V]));
+  const embedding = model.weights.get("model.embed_tokens.weight");
+  if (embedding === undefined) throw new Error(`Cannot generate: model ${model.id} has no token embedding (disposed?)`);
+  const embeddingT = tf.transpose(embedding) as tf.Tensor2D; // once per call, not once per token
+  let last = tf.tidy(() =>
+    tf.reshape(outputLogits(model, tf.slice(hidden, [0, P - 1, 0], [B, 1, -1]), embeddingT), [B, V])
+  );
   hidden.dispose();
 
   try {
@@ -194,11 +199,11 @@ export async function generate(
       }) as { hidden: tf.Tensor3D; cache: KvCache };
       tf.dispose([stepInput, stepPos, stepBiasT, cache.keys, cache.values]);
       cache = out.cache;
-      last = tf.tidy(() => tf.reshape(outputLogits(model, out.hidden), [B, V]));
+      last = tf.tidy(() => tf.reshape(outputLogits(model, out.hidden, embeddingT), [B, V]));
       out.hidden.dispose();
     }
   } finally {
-    tf.dispose([cache.keys, cache.values]);
+    tf.dispose([cache.keys, cache.values, embeddingT]);
     if (!last.isDisposed) last.dispose();
   }
   return { tokens, logProbs, stopped };

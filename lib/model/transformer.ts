@@ -78,6 +78,23 @@ function rope(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor, rotation: tf.Tenso
   return tf.add(tf.mul(x, cos), tf.mul(dense(x, rotation), sin)) as tf.Tensor4D;
 }
 
+/**
+ * softmax(q kᵀ · scale + bias) v over `[B, H, ·, hd]` heads. Prefill and training (T > 1) run
+ * flag-free 2-D matMuls per (row, head), wasm's fast path (`bmm`); a decoding step (T = 1)
+ * runs one batched matMul with `transposeB` against the cache instead: B·H kernels of one query
+ * row each cost more in dispatch than they compute (2.5× generate, measured in `deno task bench`).
+ */
+function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor, scale: number): tf.Tensor3D {
+  const [B, H, T, hd] = q.shape;
+  const S = k.shape[2];
+  const rows = (x: tf.Tensor4D, n: number) => tf.reshape(x, [B * H, n, hd]) as tf.Tensor3D;
+  const scores = T === 1
+    ? tf.matMul(rows(q, T), rows(k, S), false, true)
+    : bmm(rows(q, T), tf.reshape(tf.transpose(k, [0, 1, 3, 2]), [B * H, hd, S]) as tf.Tensor3D);
+  const probs = tf.reshape(tf.softmax(tf.add(tf.mul(tf.reshape(scores, [B, H, T, S]), scale), bias)), [B * H, T, S]);
+  return T === 1 ? tf.matMul(probs as tf.Tensor3D, rows(v, S)) : bmm(probs as tf.Tensor3D, rows(v, S));
+}
+
 function w(model: Model, name: string): tf.Variable {
   const v = model.weights.get(name);
   if (v === undefined) throw new Error(`Model ${model.id} has no weight ${name} (was it disposed?)`);
@@ -151,7 +168,15 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
     const scale = 1 / Math.sqrt(hd);
     const newKeys: tf.Tensor4D[] = [];
     const newValues: tf.Tensor4D[] = [];
-    const heads = (x: tf.Tensor) => tf.transpose(tf.reshape(x, [B, T, H, hd]), [0, 2, 1, 3]) as tf.Tensor4D;
+    // [B, T, D] ↔ [B, H, T, hd]; with one token (decoding) both layouts are the same memory, a reshape
+    const heads = (x: tf.Tensor) =>
+      (T === 1
+        ? tf.reshape(x, [B, H, 1, hd])
+        : tf.transpose(tf.reshape(x, [B, T, H, hd]), [0, 2, 1, 3])) as tf.Tensor4D;
+    const merge = (x: tf.Tensor) =>
+      T === 1
+        ? tf.reshape(x, [B, 1, D])
+        : tf.reshape(tf.transpose(tf.reshape(x, [B, H, T, hd]), [0, 2, 1, 3]), [B, T, D]);
 
     let x: tf.Tensor = tf.gather(w(model, "model.embed_tokens.weight"), tokens); // [B, T, D]
     for (let l = 0; l < config.nLayers; l++) {
@@ -178,11 +203,8 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
         newKeys.push(k);
         newValues.push(v);
       }
-      const kT = tf.reshape(tf.transpose(k, [0, 1, 3, 2]), [B * H, hd, S]) as tf.Tensor3D;
-      const scores = tf.reshape(bmm(tf.reshape(q, [B * H, T, hd]) as tf.Tensor3D, kT), [B, H, T, S]);
-      const probs = tf.softmax(tf.add(tf.mul(scores, scale), bias));
-      const att = bmm(tf.reshape(probs, [B * H, T, S]) as tf.Tensor3D, tf.reshape(v, [B * H, S, hd]) as tf.Tensor3D);
-      const merged = tf.reshape(tf.transpose(tf.reshape(att, [B, H, T, hd]), [0, 2, 1, 3]), [B, T, D]);
+      const att = attention(q, k, v, bias, scale);
+      const merged = merge(att);
       x = tf.add(x, dense(merged, w(model, `${p}.self_attn.o_proj.weight`) as tf.Tensor2D));
       const m = rmsNorm(x, w(model, `${p}.post_attention_layernorm.weight`), config.normEps);
       const gate = dense(m, w(model, `${p}.mlp.gate_proj.weight`) as tf.Tensor2D);
@@ -213,6 +235,8 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
  *
  * @param model A policy model.
  * @param hidden Output of {@linkcode forwardHidden}.
+ * @param embeddingT `Eᵀ [D, V]` when the caller reuses one across calls (a decoding loop: wasm's
+ *   transpose of E costs more than the projection of one token per row); default: transposed here.
  * @returns A new `[B, T, V]` tensor owned by the caller.
  *
  * @example
@@ -226,12 +250,14 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
  * const m = createModel(modelPreset("tiny", 20));
  * const { hidden } = forwardHidden(m, tf.tensor2d([[1, 2]], undefined, "int32"));
  * assert.deepEqual(outputLogits(m, hidden).shape, [1, 2, 20]);
+ * const embeddingT = tf.transpose(m.weights.get("model.embed_tokens.weight")!) as tf.Tensor2D;
+ * assert.deepEqual(outputLogits(m, hidden, embeddingT).arraySync(), outputLogits(m, hidden).arraySync());
  * m.dispose();
  * ```
  */
-export function outputLogits(model: Model, hidden: tf.Tensor3D): tf.Tensor3D {
+export function outputLogits(model: Model, hidden: tf.Tensor3D, embeddingT?: tf.Tensor2D): tf.Tensor3D {
   return tf.tidy(() =>
-    dense(hidden, tf.transpose(w(model, "model.embed_tokens.weight")) as tf.Tensor2D) as tf.Tensor3D
+    dense(hidden, embeddingT ?? tf.transpose(w(model, "model.embed_tokens.weight")) as tf.Tensor2D) as tf.Tensor3D
   );
 }
 

@@ -43,6 +43,29 @@ Deno.test("forwardHidden() with a KV cache equals the full forward (same logits)
   m.dispose();
 });
 
+Deno.test("forwardHidden() one token at a time (the decoding path) equals the full forward, batch 2", () => {
+  const m = createModel(modelPreset("tiny", 30), { seed: 6 });
+  const rows = [[5, 9, 2, 7, 11, 3], [1, 4, 4, 8, 2, 6]];
+  const full = forwardLogits(m, ids(rows));
+  let { hidden, cache } = forwardHidden(m, ids(rows.map((r) => r.slice(0, 3))), { returnCache: true });
+  const steps: number[][][][] = [];
+  for (let t = 3; t < 6; t++) {
+    hidden.dispose();
+    const out = forwardHidden(m, ids(rows.map((r) => [r[t]!])), { cache, returnCache: true });
+    tf.dispose([cache!.keys, cache!.values]);
+    ({ hidden, cache } = out);
+    const logits = outputLogits(m, hidden);
+    steps.push(logits.arraySync());
+    logits.dispose();
+  }
+  const want = full.arraySync();
+  for (const b of [0, 1]) {
+    assertAllClose(steps.map((s) => s[b]![0]!), want[b]!.slice(3), { rtol: 1e-4, atol: 1e-5 });
+  }
+  tf.dispose([full, hidden, cache!.keys, cache!.values]);
+  m.dispose();
+});
+
 Deno.test("forwardHidden() with left padding, positions and a padding bias equals the unpadded row", () => {
   const m = createModel(modelPreset("tiny", 30), { seed: 3 });
   const plain = forwardLogits(m, ids([[4, 5, 6]]));
