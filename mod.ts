@@ -243,7 +243,7 @@ export { collateLm, disposeLmBatch, type LmBatch, type LmSequence } from "./lib/
 export { sftStep, type SftStepOptions, type SftStepResult } from "./lib/train/sft.ts";
 export { accumulateGradients, splitByTokens } from "./lib/train/micro_batches.ts";
 export { cosineLr } from "./lib/train/schedule.ts";
-export { type CopyTaskOptions, copyTaskSequences } from "./lib/train/copy_task.ts";
+export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
 export {
   type Algorithm,
   type ConfigOverrides,

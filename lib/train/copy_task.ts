@@ -13,6 +13,7 @@ import { createRng } from "../random.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import { SPECIAL_TOKENS } from "../text/tokenizer.ts";
 import type { LmSequence } from "./collate.ts";
+import type { SftConfig } from "./config.ts";
 
 /** Options of {@linkcode copyTaskSequences}. */
 export interface CopyTaskOptions {
@@ -76,4 +77,35 @@ export function copyTaskSequences(tokenizer: Tokenizer, options: CopyTaskOptions
     const tokens = [...prompt, ...seq];
     return { tokens, lossMask: tokens.map((_, i) => (i > prompt.length ? 1 : 0)) };
   });
+}
+
+/**
+ * The induction sequences of a run, from its SFT settings: the one place where `sft.inductionNoise`
+ * becomes {@linkcode copyTaskSequences}' `maxNoise` (the warm-up's pool and the pool mixed into SFT).
+ *
+ * Source: see {@linkcode copyTaskSequences}.
+ *
+ * @param tokenizer The run's tokenizer (its ordinary words are the vocabulary).
+ * @param sft The run's SFT settings (`inductionNoise`; default 4).
+ * @param options How many sequences, and their seed.
+ * @returns `count` sequences with loss on the repeat.
+ *
+ * @example `inductionNoise` is the copy task's `maxNoise`
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer } from "../text/tokenizer.ts";
+ * import { copyTaskSequences, inductionSequences } from "./copy_task.ts";
+ *
+ * const tok = buildTokenizer(["a b c d e f"]);
+ * const sft = { steps: 1, batchSize: 1, lr: 1e-3, warmupSteps: 0, demos: 1, dropProbability: 0, inductionNoise: 0 };
+ * const seqs = inductionSequences(tok, sft, { count: 5, seed: 1 });
+ * assert.deepEqual(seqs, copyTaskSequences(tok, { count: 5, seed: 1, maxNoise: 0 }));
+ * ```
+ */
+export function inductionSequences(
+  tokenizer: Tokenizer,
+  sft: SftConfig,
+  options: { count: number; seed: number },
+): LmSequence[] {
+  return copyTaskSequences(tokenizer, { count: options.count, seed: options.seed, maxNoise: sft.inductionNoise });
 }

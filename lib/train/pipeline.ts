@@ -24,7 +24,7 @@ import type { MetricsRow } from "./metrics.ts";
 import { researchCheck, researchCheckMarkdown } from "./research_check.ts";
 import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "./copy_diagnostic.ts";
 import { linePlot } from "../viz/line_plot.ts";
-import { copyTaskSequences } from "./copy_task.ts";
+import { inductionSequences } from "./copy_task.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 
 /** A progress event (for a progress bar or a log line). */
@@ -258,11 +258,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     const sequences = mix > 0
       ? [
         ...demos,
-        ...copyTaskSequences(data.tokenizer, {
-          count: mix,
-          seed: config.seed + 29,
-          maxNoise: config.sft.inductionNoise,
-        }),
+        ...inductionSequences(data.tokenizer, config.sft, { count: mix, seed: config.seed + 29 }),
       ]
       : demos;
     // induction warm-up: copying random word sequences forms the circuit that copies names
@@ -271,11 +267,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       await trainSft({
         model: sft,
         optimizer,
-        sequences: copyTaskSequences(data.tokenizer, {
-          count: 8192,
-          seed: config.seed,
-          maxNoise: config.sft.inductionNoise,
-        }),
+        sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: config.seed }),
         config: { ...config.sft, steps: pretrainSteps, batchSize: 32 },
         seed: config.seed + 17,
         padId: data.tokenizer.padId,

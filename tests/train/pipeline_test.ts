@@ -114,6 +114,29 @@ Deno.test("pipeline (quick): a branch trains other RL settings from the run's SF
   );
 });
 
+Deno.test("tools/lookup_probe.ts on the quick run: one lookup line per test set and order, every marker probed once a question", async () => {
+  const tool = new URL("../../tools/lookup_probe.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", tool, full, "--policy", "mempo"] })
+    .output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const n = config.eval.questions;
+  for (const k of config.data.testObjectives) {
+    for (const order of ["marker", "reversed"]) {
+      const line = text.split("\n").find((l) => l.startsWith(`${k} objectives, ${order} `));
+      assert.ok(line !== undefined, `${k} objectives, ${order}: ${text}`);
+      const cells = [...line.matchAll(/q(\d+) (\d+)% \((\d+)\)/g)];
+      assert.deepEqual(cells.map((c) => Number(c[1])), Array.from({ length: k }, (_, i) => i + 1), line);
+      assert.ok(cells.every((c) => Number(c[3]) === n && Number(c[2]) <= 100), line);
+    }
+    const mem = text.split("\n").find((l) => l.startsWith(`${k} objectives, <mem> names`));
+    assert.match(mem ?? "", /carried slots \d+% \(\d+\), new slot \d+% \(\d+\)/);
+  }
+  const usage = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", tool, full, "--policy", "dpo"] })
+    .output();
+  assert.equal(usage.code, 2);
+});
+
 Deno.test("pipeline: resuming a run whose data was rebuilt with another tokenizer fails before any training", async () => {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/tokenizer.json`, "{}");
