@@ -3,6 +3,8 @@ import { registerWasmKernels } from "../../lib/backend/wasm_kernels.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 import { assertNoTensorLeak, onBackends, parityBackends } from "../_helpers.ts";
 import assert from "node:assert/strict";
+import { createRng } from "../../lib/random.ts";
+import { setBackend } from "../../lib/backend/backend.ts";
 
 Deno.test("UnsortedSegmentSum on wasm sums rows by segment; agrees across backends", async () => {
   registerWasmKernels(tf); // idempotent
@@ -33,4 +35,39 @@ Deno.test("the gradient of an embedding gather trains on wasm; agrees across bac
   for (const [name, r] of results) assertAllClose(r.grad, expected, { msg: name });
   assertNoTensorLeak(() => tf.tidy(() => tf.grad((e: tf.Tensor) => tf.sum(tf.gather(e, [0, 0])))(tf.tensor2d(table))));
   assert.equal(tf.getBackend(), "wasm");
+});
+
+Deno.test("Transpose on wasm (JS over the heap) equals cpu's on 300 random shapes and permutations, both dtypes", async () => {
+  const rng = createRng(3);
+  const cases = Array.from({ length: 300 }, () => {
+    const rank = 1 + rng.int(5);
+    // size-1 axes, long axes (tiles cut at 64) and the model's shapes all occur
+    const shape = Array.from({ length: rank }, () => 1 + rng.int(rng.int(2) ? 3 : 140));
+    while (shape.reduce((a, b) => a * b, 1) > 50_000) shape[shape.indexOf(Math.max(...shape))]! >>= 1;
+    const perm = [...Array(rank).keys()];
+    for (let i = rank - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [perm[i], perm[j]] = [perm[j]!, perm[i]!];
+    }
+    return { shape, perm, dtype: rng.int(4) === 0 ? "int32" as const : "float32" as const };
+  });
+  cases.push({ shape: [8, 256, 4, 32], perm: [0, 2, 1, 3], dtype: "float32" });
+  cases.push({ shape: [8, 4, 256, 32], perm: [0, 1, 3, 2], dtype: "float32" });
+  cases.push({ shape: [130, 70], perm: [1, 0], dtype: "float32" });
+  const run = async (backend: "cpu" | "wasm") => {
+    await setBackend(backend);
+    return cases.map(({ shape, perm, dtype }) =>
+      tf.tidy(() => {
+        const size = shape.reduce((a, b) => a * b, 1);
+        const y = tf.transpose(tf.tensor(Array.from({ length: size }, (_, i) => i - 7), shape, dtype), perm);
+        return { shape: y.shape, dtype: y.dtype, values: Array.from(y.dataSync()) };
+      })
+    );
+  };
+  const want = await run("cpu");
+  const got = await run("wasm");
+  cases.forEach((c, i) => assert.deepEqual(got[i], want[i], JSON.stringify({ shape: c.shape, perm: c.perm })));
+  // the backend's own kernels that transpose internally (a sum over a leading axis) still work
+  assertAllClose(tf.sum(tf.tensor3d([[[1, 2], [3, 4]], [[5, 6], [7, 8]]]), 0), [[6, 8], [10, 12]]);
+  assertNoTensorLeak(() => tf.tidy(() => tf.transpose(tf.ones([3, 4, 5]), [2, 0, 1])));
 });
