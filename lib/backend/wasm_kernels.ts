@@ -5,8 +5,8 @@
  * - `UnsortedSegmentSum`: the gradient of `tf.gather` (embedding lookups)
  *   calls it, so without it no embedding can be trained on wasm.
  * - `Slice`, `Unpack`, `SplitV`: the built-ins copy the whole input per slice.
- * - `Transpose`: the built-in moves about 6 ns per element; tiles in JS are
- *   4–8× faster on the model's shapes (a train step 9 % faster).
+ * - `Transpose` of matrices: the built-in moves about 6 ns per element; JS
+ *   tiles are 4–8× faster (a train step 4–9 % faster); other ranks use it.
  *
  * @module
  */
@@ -91,97 +91,25 @@ const sliceView: SliceFn = (x, begin, size, backend, outShape) => {
 };
 
 /**
- * `out = transpose(x, perm)` over heap views, 4–8× faster than the backend's
- * own `Transpose` (training transposes every dense layer's input for its
- * weight gradient). Size-1 axes are dropped and input axes that stay
- * adjacent are merged; then either the last axis stays (contiguous runs are
- * copied) or a batched 2-D transpose runs in 64 × 64 tiles, writing the
- * output contiguously.
+ * A 2-D transpose over heap views in 64 × 64 tiles, writing the output
+ * contiguously: 4–8× faster than the backend's own `Transpose` on the
+ * model's matrices (training transposes every dense layer's input and
+ * weight for its gradients). Higher ranks stay with the built-in, which
+ * moves the attention heads' contiguous runs faster than JS does.
  */
-function transposeView(x: TensorInfo, perm: readonly number[], backend: WasmHeapBackend): TensorInfo {
-  const outShape = perm.map((p) => x.shape[p]!);
-  const out = backend.makeOutput(outShape, x.dtype);
+function transpose2d(x: TensorInfo, backend: WasmHeapBackend): TensorInfo {
+  const [r, c] = x.shape as [number, number];
+  const out = backend.makeOutput([c, r], x.dtype);
   const dst = backend.typedArrayFromHeap(out);
   const src = backend.typedArrayFromHeap(x);
-  if (perm.length === 2 && perm[0] === 1) { // the common case (dense gradients), without the general set-up
-    const [r, c] = x.shape as [number, number];
-    for (let j0 = 0; j0 < c; j0 += 64) {
-      const j1 = Math.min(c, j0 + 64);
-      for (let i0 = 0; i0 < r; i0 += 64) {
-        const i1 = Math.min(r, i0 + 64);
-        for (let j = j0; j < j1; j++) {
-          const o = j * r;
-          for (let i = i0; i < i1; i++) dst[o + i] = src[i * c + j]!;
-        }
+  for (let j0 = 0; j0 < c; j0 += 64) {
+    const j1 = Math.min(c, j0 + 64);
+    for (let i0 = 0; i0 < r; i0 += 64) {
+      const i1 = Math.min(r, i0 + 64);
+      for (let j = j0; j < j1; j++) {
+        const o = j * r;
+        for (let i = i0; i < i1; i++) dst[o + i] = src[i * c + j]!;
       }
-    }
-    return out;
-  }
-  // drop size-1 axes, then merge input axes that remain neighbours in the output
-  const keep = perm.filter((p) => x.shape[p]! > 1);
-  const rankOf = new Map([...keep].sort((a, b) => a - b).map((p, i) => [p, i]));
-  const dims: number[] = [];
-  const order: number[] = []; // reduced output axes → reduced input axes (before merging)
-  for (const p of keep) order.push(rankOf.get(p)!);
-  const inDims = [...keep].sort((a, b) => a - b).map((p) => x.shape[p]!);
-  const groups: number[][] = [];
-  for (const a of order) {
-    const last = groups.at(-1);
-    if (last !== undefined && last.at(-1)! + 1 === a) last.push(a);
-    else groups.push([a]);
-  }
-  // merged input axes, in input order, and the output's order of them
-  const byInput = [...groups].sort((g, h) => g[0]! - h[0]!);
-  for (const g of byInput) dims.push(g.reduce((n, a) => n * inDims[a]!, 1));
-  const outOrder = groups.map((g) => byInput.indexOf(g));
-  const rank = dims.length;
-  if (rank <= 1 || outOrder.every((a, i) => a === i)) {
-    dst.set(src.subarray(0, dst.length));
-    return out;
-  }
-  const inStride = new Array<number>(rank).fill(1);
-  for (let i = rank - 2; i >= 0; i--) inStride[i] = inStride[i + 1]! * dims[i + 1]!;
-  const oDims = outOrder.map((a) => dims[a]!);
-  const oStride = new Array<number>(rank).fill(1);
-  for (let i = rank - 2; i >= 0; i--) oStride[i] = oStride[i + 1]! * oDims[i + 1]!;
-  const sIn = outOrder.map((a) => inStride[a]!); // input stride of each output axis
-  // output axes walked by the odometer: all but the tile's (the contiguous output axis, and the one fed by
-  // the input's contiguous axis when that moves)
-  const lastOut = rank - 1;
-  const q = outOrder.indexOf(rank - 1); // output axis fed by the input's last axis
-  const tiled = q !== lastOut;
-  const walk = [...Array(rank).keys()].filter((k) => k !== lastOut && !(tiled && k === q));
-  const count = walk.reduce((n, k) => n * oDims[k]!, 1);
-  const idx = new Array<number>(walk.length).fill(0);
-  const nJ = oDims[lastOut]!;
-  const sJ = sIn[lastOut]!;
-  for (let n = 0; n < count; n++) {
-    let inBase = 0;
-    let outBase = 0;
-    for (let w = 0; w < walk.length; w++) {
-      inBase += idx[w]! * sIn[walk[w]!]!;
-      outBase += idx[w]! * oStride[walk[w]!]!;
-    }
-    if (!tiled) {
-      for (let j = 0; j < nJ; j++) dst[outBase + j] = src[inBase + j]!;
-    } else {
-      const nI = oDims[q]!;
-      const oI = oStride[q]!;
-      for (let i0 = 0; i0 < nI; i0 += 64) {
-        const i1 = Math.min(nI, i0 + 64);
-        for (let j0 = 0; j0 < nJ; j0 += 64) {
-          const j1 = Math.min(nJ, j0 + 64);
-          for (let i = i0; i < i1; i++) {
-            const o = outBase + i * oI;
-            const r = inBase + i;
-            for (let j = j0; j < j1; j++) dst[o + j] = src[r + j * sJ]!;
-          }
-        }
-      }
-    }
-    for (let w = walk.length - 1; w >= 0; w--) {
-      if (++idx[w]! < oDims[walk[w]!]!) break;
-      idx[w] = 0;
     }
   }
   return out;
@@ -231,12 +159,14 @@ export function registerWasmKernels(tf: typeof tfTypes): void {
     args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown; attrs: tfTypes.NamedAttrMap },
   ): TensorInfo => {
     const x = args.inputs.x!;
-    if (x.dtype === "complex64" || x.dtype === "string") {
-      return ((transposeKernel as { builtIn?: unknown }).builtIn as (a: typeof args) => TensorInfo)(args);
+    const perm = args.attrs.perm as number[];
+    if (x.shape.length === 2 && perm[0] === 1 && (x.dtype === "float32" || x.dtype === "int32")) {
+      return transpose2d(x, args.backend as WasmHeapBackend);
     }
-    return transposeView(x, args.attrs.perm as number[], args.backend as WasmHeapBackend);
+    return ((transposeKernel as { builtIn?: unknown }).builtIn as (a: typeof args) => TensorInfo)(args);
   };
   register("Transpose", transposeKernel);
+
   register("Slice", (args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown; attrs: tfTypes.NamedAttrMap }) => {
     const x = args.inputs.x!;
     const [begin, size] = tf.slice_util.parseSliceParams(

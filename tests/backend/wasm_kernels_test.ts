@@ -37,7 +37,7 @@ Deno.test("the gradient of an embedding gather trains on wasm; agrees across bac
   assert.equal(tf.getBackend(), "wasm");
 });
 
-Deno.test("Transpose on wasm (JS over the heap) equals cpu's on 300 random shapes and permutations, both dtypes", async () => {
+Deno.test("Transpose on wasm (2-D in JS over the heap, the rest built in) equals cpu's on 300 random shapes and permutations, both dtypes", async () => {
   const rng = createRng(3);
   const cases = Array.from({ length: 300 }, () => {
     const rank = 1 + rng.int(5);
