@@ -130,6 +130,7 @@ export {
   type ForwardResult,
   type KvCache,
   outputLogits,
+  outputProjection,
   valueHead,
 } from "./lib/model/transformer.ts";
 export { generate, type GenerateOptions, type GenerateResult } from "./lib/model/generate.ts";

@@ -7,7 +7,7 @@
 import { tf } from "../tf.ts";
 import { hashSeed } from "../random.ts";
 import type { Model } from "./params.ts";
-import { forwardHidden, type KvCache, outputLogits } from "./transformer.ts";
+import { forwardHidden, type KvCache, outputLogits, outputProjection } from "./transformer.ts";
 
 /** Options of {@linkcode generate}. */
 export interface GenerateOptions {
@@ -154,15 +154,13 @@ export async function generate(
     returnCache: true,
   }) as { hidden: tf.Tensor3D; cache: KvCache };
   tf.dispose([input, positions, biasT]);
-  const embedding = model.weights.get("model.embed_tokens.weight");
-  if (embedding === undefined) throw new Error(`Cannot generate: model ${model.id} has no token embedding (disposed?)`);
-  const embeddingT = tf.transpose(embedding) as tf.Tensor2D; // once per call, not once per token
-  let last = tf.tidy(() =>
-    tf.reshape(outputLogits(model, tf.slice(hidden, [0, P - 1, 0], [B, 1, -1]), embeddingT), [B, V])
-  );
-  hidden.dispose();
-
+  const projection = outputProjection(model); // Eᵀ once per call, not once per token
+  let last: tf.Tensor | undefined;
   try {
+    last = tf.tidy(() =>
+      tf.reshape(outputLogits(model, tf.slice(hidden, [0, P - 1, 0], [B, 1, -1]), projection), [B, V])
+    );
+    hidden.dispose();
     for (let k = 0; k < maxNewTokens; k++) {
       const sample = sampleStep(last as tf.Tensor2D, temperature, topP, hashSeed(seed, k));
       last.dispose();
@@ -199,12 +197,13 @@ export async function generate(
       }) as { hidden: tf.Tensor3D; cache: KvCache };
       tf.dispose([stepInput, stepPos, stepBiasT, cache.keys, cache.values]);
       cache = out.cache;
-      last = tf.tidy(() => tf.reshape(outputLogits(model, out.hidden, embeddingT), [B, V]));
+      last = tf.tidy(() => tf.reshape(outputLogits(model, out.hidden, projection), [B, V]));
       out.hidden.dispose();
     }
   } finally {
-    tf.dispose([cache.keys, cache.values, embeddingT]);
-    if (!last.isDisposed) last.dispose();
+    tf.dispose([cache.keys, cache.values, projection]);
+    if (!hidden.isDisposed) hidden.dispose();
+    if (last !== undefined && !last.isDisposed) last.dispose();
   }
   return { tokens, logProbs, stopped };
 }

@@ -223,6 +223,36 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
 }
 
 /**
+ * The tied output projection: the token embedding, transposed explicitly
+ * (wasm's matMul fast path takes no transpose flag).
+ *
+ * ```text
+ * W_out = Eᵀ   [D, V]
+ * ```
+ *
+ * Source: Press & Wolf 2017 (arXiv:1608.05859), tied input/output embeddings.
+ *
+ * @param model A policy model.
+ * @returns A new `[D, V]` tensor owned by the caller (a decoding loop makes it once and passes it to
+ *   {@linkcode outputLogits} at every token: the transpose costs more than one token's projection).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { modelPreset } from "./config.ts";
+ * import { createModel } from "./params.ts";
+ * import { outputProjection } from "./transformer.ts";
+ *
+ * const m = createModel(modelPreset("tiny", 20));
+ * assert.deepEqual(outputProjection(m).shape, [32, 20]);
+ * m.dispose();
+ * ```
+ */
+export function outputProjection(model: Model): tf.Tensor2D {
+  return tf.transpose(w(model, "model.embed_tokens.weight")) as tf.Tensor2D;
+}
+
+/**
  * Next-token logits through the tied output projection.
  *
  * ```text
@@ -235,8 +265,8 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
  *
  * @param model A policy model.
  * @param hidden Output of {@linkcode forwardHidden}.
- * @param embeddingT `Eᵀ [D, V]` when the caller reuses one across calls (a decoding loop: wasm's
- *   transpose of E costs more than the projection of one token per row); default: transposed here.
+ * @param projection {@linkcode outputProjection}'s `Eᵀ` when the caller reuses one across calls;
+ *   default: made here.
  * @returns A new `[B, T, V]` tensor owned by the caller.
  *
  * @example
@@ -245,20 +275,17 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
  * import { tf } from "../tf.ts";
  * import { modelPreset } from "./config.ts";
  * import { createModel } from "./params.ts";
- * import { forwardHidden, outputLogits } from "./transformer.ts";
+ * import { forwardHidden, outputLogits, outputProjection } from "./transformer.ts";
  *
  * const m = createModel(modelPreset("tiny", 20));
  * const { hidden } = forwardHidden(m, tf.tensor2d([[1, 2]], undefined, "int32"));
  * assert.deepEqual(outputLogits(m, hidden).shape, [1, 2, 20]);
- * const embeddingT = tf.transpose(m.weights.get("model.embed_tokens.weight")!) as tf.Tensor2D;
- * assert.deepEqual(outputLogits(m, hidden, embeddingT).arraySync(), outputLogits(m, hidden).arraySync());
+ * assert.deepEqual(outputLogits(m, hidden, outputProjection(m)).arraySync(), outputLogits(m, hidden).arraySync());
  * m.dispose();
  * ```
  */
-export function outputLogits(model: Model, hidden: tf.Tensor3D, embeddingT?: tf.Tensor2D): tf.Tensor3D {
-  return tf.tidy(() =>
-    dense(hidden, embeddingT ?? tf.transpose(w(model, "model.embed_tokens.weight")) as tf.Tensor2D) as tf.Tensor3D
-  );
+export function outputLogits(model: Model, hidden: tf.Tensor3D, projection?: tf.Tensor2D): tf.Tensor3D {
+  return tf.tidy(() => dense(hidden, projection ?? outputProjection(model)) as tf.Tensor3D);
 }
 
 /**
