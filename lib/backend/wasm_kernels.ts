@@ -5,8 +5,9 @@
  * - `UnsortedSegmentSum`: the gradient of `tf.gather` (embedding lookups)
  *   calls it, so without it no embedding can be trained on wasm.
  * - `Slice`, `Unpack`, `SplitV`: the built-ins copy the whole input per slice.
- * - `Transpose` of matrices: the built-in moves about 6 ns per element; JS
- *   tiles are 4–8× faster (a train step 4–9 % faster); other ranks use it.
+ * - `Transpose` of matrices whose row count is a multiple of 128: the
+ *   built-in's writes collide in the cache there (4–8× slower than JS tiles);
+ *   every other transpose stays with it.
  *
  * @module
  */
@@ -92,10 +93,13 @@ const sliceView: SliceFn = (x, begin, size, backend, outShape) => {
 
 /**
  * A 2-D transpose over heap views in 64 × 64 tiles, writing the output
- * contiguously: 4–8× faster than the backend's own `Transpose` on the
- * model's matrices (training transposes every dense layer's input and
- * weight for its gradients). Higher ranks stay with the built-in, which
- * moves the attention heads' contiguous runs faster than JS does.
+ * contiguously, for the shapes where the backend's own `Transpose` is slow:
+ * an `[r, c]` input with `r` a multiple of 128 (its output rows are then 512
+ * bytes apart times a power of two, and its strided writes collide in the
+ * cache). Measured here, µs per call (built-in / JS): 2048 × 128 1,683 / 221,
+ * 1,024 × 128 822 / 111, 384 × 128 122 / 41, 128 × 128 43 / 15; but 1,600 ×
+ * 128 62 / 175 and 2,000 × 128 76 / 215, so other shapes (and higher ranks,
+ * and matrices under 16,384 elements) stay with the built-in.
  */
 function transpose2d(x: TensorInfo, backend: WasmHeapBackend): TensorInfo {
   const [r, c] = x.shape as [number, number];
@@ -160,7 +164,10 @@ export function registerWasmKernels(tf: typeof tfTypes): void {
   ): TensorInfo => {
     const x = args.inputs.x!;
     const perm = args.attrs.perm as number[];
-    if (x.shape.length === 2 && perm[0] === 1 && (x.dtype === "float32" || x.dtype === "int32")) {
+    if (
+      x.shape.length === 2 && perm[0] === 1 && (x.dtype === "float32" || x.dtype === "int32") &&
+      x.shape[0]! % 128 === 0 && x.shape[0]! * x.shape[1]! >= 16384
+    ) {
       return transpose2d(x, args.backend as WasmHeapBackend);
     }
     return ((transposeKernel as { builtIn?: unknown }).builtIn as (a: typeof args) => TensorInfo)(args);

@@ -37,7 +37,7 @@ Deno.test("the gradient of an embedding gather trains on wasm; agrees across bac
   assert.equal(tf.getBackend(), "wasm");
 });
 
-Deno.test("Transpose on wasm (2-D in JS over the heap, the rest built in) equals cpu's on 300 random shapes and permutations, both dtypes", async () => {
+Deno.test("Transpose on wasm (JS tiles for some matrices, the rest built in) equals cpu's on 300 random shapes and permutations, both dtypes", async () => {
   const rng = createRng(3);
   const cases = Array.from({ length: 300 }, () => {
     const rank = 1 + rng.int(5);
@@ -53,7 +53,11 @@ Deno.test("Transpose on wasm (2-D in JS over the heap, the rest built in) equals
   });
   cases.push({ shape: [8, 256, 4, 32], perm: [0, 2, 1, 3], dtype: "float32" });
   cases.push({ shape: [8, 4, 256, 32], perm: [0, 1, 3, 2], dtype: "float32" });
+  // the JS path: row counts that are multiples of 128, at least 16,384 elements, tiles cut at 64
   cases.push({ shape: [130, 70], perm: [1, 0], dtype: "float32" });
+  cases.push({ shape: [128, 128], perm: [1, 0], dtype: "float32" });
+  cases.push({ shape: [384, 70], perm: [1, 0], dtype: "float32" });
+  cases.push({ shape: [256, 200], perm: [1, 0], dtype: "int32" });
   const run = async (backend: "cpu" | "wasm") => {
     await setBackend(backend);
     return cases.map(({ shape, perm, dtype }) =>
