@@ -150,7 +150,6 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
   const H = config.nHeads;
   const D = config.dModel;
   const hd = D / H;
-  const S = past + T;
   let outCache: KvCache | undefined;
   const hidden = tf.tidy(() => {
     // RoPE tables for these positions: [1, 1, T, hd] shared, or [B, 1, T, hd] per row
