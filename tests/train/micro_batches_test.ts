@@ -4,7 +4,7 @@ import { accumulateGradients, splitByTokens } from "../../lib/train/micro_batche
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel, trainableVariables } from "../../lib/model/params.ts";
 import { collateLm, disposeLmBatch } from "../../lib/train/collate.ts";
-import { sequenceLogProbs } from "../../lib/model/score.ts";
+import { chunksByTokens, sequenceLogProbs } from "../../lib/model/score.ts";
 import { maskedSum } from "../../lib/tensor/masked.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
@@ -21,6 +21,8 @@ Deno.test("splitByTokens() bounds rows × longest length, shortest first, every 
   assert.deepEqual(groupsOf.flat().map((x) => x.tokens.length), [...lengths].sort((a, b) => a - b));
   assert.ok(groupsOf.every((g) => g.length * Math.max(...g.map((x) => x.tokens.length)) <= 1024));
   assert.equal(padded(groupsOf), 7 * 130 + 3 * 300 + 2 * 500, "sorted: 90–130, 140–300, 400–500");
+  const arrival = chunksByTokens(lengths.map((n) => s(n)), (x) => x.tokens.length, Infinity, 1024);
+  assert.ok(padded(groupsOf) < padded(arrival), `sorted ${padded(groupsOf)} vs arrival order ${padded(arrival)}`);
   assert.throws(() => splitByTokens([], 0), /maxTokens must be a positive integer/);
 });
 
