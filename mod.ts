@@ -239,11 +239,11 @@ export { buildData, type BuildDataOptions, DATA_VERSION, loadData, type LoadedDa
 export { unseenTestWords } from "./lib/data/coverage.ts";
 
 // Training building blocks
-export { type AdamW, type AdamWConfig, createAdamW } from "./lib/train/adamw.ts";
+export { type AdamW, type AdamWConfig, createAdamW } from "./lib/optim/adamw.ts";
 export { collateLm, disposeLmBatch, type LmBatch, type LmSequence } from "./lib/train/collate.ts";
 export { sftStep, type SftStepOptions, type SftStepResult } from "./lib/train/sft.ts";
 export { accumulateGradients, splitByTokens } from "./lib/train/micro_batches.ts";
-export { cosineLr } from "./lib/train/schedule.ts";
+export { cosineLr } from "./lib/optim/schedule.ts";
 export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
 export {
   type Algorithm,
@@ -258,7 +258,7 @@ export {
   type RlConfig,
   type SftConfig,
   validateConfig,
-} from "./lib/train/config.ts";
+} from "./lib/config/experiment.ts";
 export { type DemoOptions, tasksFromRecords, teacherDemonstrations, turnSequences } from "./lib/train/demos.ts";
 export { type SftLogRow, trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
 export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
@@ -279,13 +279,13 @@ export {
   type EvalRow,
   evaluateAgents,
   runAgents,
-} from "./lib/train/evaluate.ts";
+} from "./lib/eval/evaluate.ts";
 export {
   researchCheck,
   researchCheckMarkdown,
   type ResearchCheckOptions,
   type ResearchClaim,
-} from "./lib/train/research_check.ts";
+} from "./lib/eval/research_check.ts";
 export {
   type CopyAccuracy,
   copyAccuracy,
@@ -301,7 +301,7 @@ export {
   memorySlotPositions,
   probeTurns,
   reverseObjectives,
-} from "./lib/train/copy_diagnostic.ts";
+} from "./lib/diagnostics/copy_diagnostic.ts";
 export {
   checkRunTokenizer,
   ensureData,
@@ -310,8 +310,8 @@ export {
   type ProgressEvent,
   runPipeline,
   writeEvalFiles,
-} from "./lib/train/pipeline.ts";
-export { branchRun, SFT_FIELDS } from "./lib/train/branch.ts";
+} from "./lib/pipeline/pipeline.ts";
+export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
 
 // Notebook display helpers
 export { JUPYTER_DISPLAY, linePlot, type LinePlotOptions, type Series, type SvgFigure } from "./lib/viz/line_plot.ts";

@@ -8,7 +8,7 @@ import { countParameters, modelPreset } from "../lib/model/config.ts";
 import { createModel, trainableVariables } from "../lib/model/params.ts";
 import { generate } from "../lib/model/generate.ts";
 import { sequenceLogProbs } from "../lib/model/score.ts";
-import { createAdamW } from "../lib/train/adamw.ts";
+import { createAdamW } from "../lib/optim/adamw.ts";
 import { collateLm, disposeLmBatch } from "../lib/train/collate.ts";
 import { sftStep } from "../lib/train/sft.ts";
 import { createRng } from "../lib/random.ts";

@@ -4,10 +4,10 @@
 import { copyModel, createModel, trainableVariables } from "../lib/model/params.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
-import { createAdamW } from "../lib/train/adamw.ts";
-import { resolveConfig } from "../lib/train/config.ts";
+import { createAdamW } from "../lib/optim/adamw.ts";
+import { resolveConfig } from "../lib/config/experiment.ts";
 import { rlStep } from "../lib/train/rl_trainer.ts";
-import { ensureData } from "../lib/train/pipeline.ts";
+import { ensureData } from "../lib/pipeline/pipeline.ts";
 
 /** Seconds of one MemPO step of the default preset, and which policy was used. */
 export async function measureRlStep(): Promise<{ seconds: number; policy: string }> {

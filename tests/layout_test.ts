@@ -73,3 +73,49 @@ Deno.test("layout: every webgpu parity test is where `deno task test` reruns it 
   }
   assert.ok(found >= 12, `only ${found} parity tests found`);
 });
+
+/**
+ * The layers of lib/, top to bottom: a file imports only from its own folder or a folder below
+ * it. The package's root files (`tf.ts`, `random.ts`) sit with `backend/` at the bottom (`tf.ts`
+ * registers the backend's kernels when it loads it).
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["pipeline"], // deno task train: stages, resume, branching runs
+  ["diagnostics"], // probes of where a policy goes wrong (teacher-forced)
+  ["eval"], // evaluation of agents on the test sets, the research check
+  ["train"], // SFT and RL trainers, the shared policy update, their batches
+  ["config"], // the experiment's hyperparameters, presets, validation
+  ["data"], // datasets (Parquet), generated worlds and test sets
+  ["env"], // world, questions, search, agent loop, reward, teacher
+  ["model"], // the decoder, sampling, scoring, checkpoints
+  ["optim"], // AdamW and learning-rate schedules
+  ["advantage", "loss"], // the lesson math: estimators on arrays, losses on tensors
+  ["tensor", "text", "viz"], // masked reductions and log-probs; the tokenizer; displayables
+  ["testing"], // assertAllClose (JSDoc examples and tests)
+  ["backend", "."], // TF.js, its backends and wasm kernels; seeded randomness
+];
+
+function layerOf(folder: string): number {
+  const i = LAYERS.findIndex((l) => l.includes(folder));
+  assert.ok(i >= 0, `lib/${folder}/ is in no layer of tests/layout_test.ts`);
+  return i;
+}
+
+Deno.test("layout: every lib folder has its layer, and no import runs back up the layers", async () => {
+  const folders = new Set(libFiles.map((f) => (f.includes("/") ? f.split("/")[0]! : ".")));
+  for (const folder of folders) layerOf(folder);
+  const arrows: string[] = [];
+  for (const f of libFiles) {
+    const from = f.includes("/") ? f.split("/")[0]! : ".";
+    const text = await Deno.readTextFile(new URL(`lib/${f}`, root));
+    // real imports only (JSDoc examples are comment lines starting with " *")
+    for (const m of text.matchAll(/^(?:import|export)[^;]*? from "(\.{1,2}\/[^"]+)";/gm)) {
+      const target = new URL(m[1]!, new URL(`lib/${f}`, root)).pathname.split("/lib/")[1]!;
+      const to = target.includes("/") ? target.split("/")[0]! : ".";
+      if (to === from) continue;
+      if (from === "." && to === "backend") continue; // tf.ts loads the backend it exports
+      if (layerOf(to) < layerOf(from)) arrows.push(`lib/${f} → lib/${target}`);
+    }
+  }
+  assert.deepEqual(arrows, [], `imports that run up the layers:\n${arrows.join("\n")}`);
+});

@@ -1,7 +1,7 @@
 // `deno task data`: generate the world, corpus, QA sets and tokenizer into data/<preset> (or --out DIR).
 import { parseArgs } from "node:util";
 import { buildData } from "../lib/data/build.ts";
-import { resolveConfig } from "../lib/train/config.ts";
+import { resolveConfig } from "../lib/config/experiment.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

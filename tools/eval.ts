@@ -3,10 +3,10 @@ import { loadData } from "../lib/data/build.ts";
 import { unseenTestWords } from "../lib/data/coverage.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
-import { type Algorithm, resolveConfig } from "../lib/train/config.ts";
-import { copyDiagnostics } from "../lib/train/copy_diagnostic.ts";
-import { evalMarkdown, evaluateAgents, runAgents } from "../lib/train/evaluate.ts";
-import { checkRunTokenizer, writeEvalFiles } from "../lib/train/pipeline.ts";
+import { type Algorithm, resolveConfig } from "../lib/config/experiment.ts";
+import { copyDiagnostics } from "../lib/diagnostics/copy_diagnostic.ts";
+import { evalMarkdown, evaluateAgents, runAgents } from "../lib/eval/evaluate.ts";
+import { checkRunTokenizer, writeEvalFiles } from "../lib/pipeline/pipeline.ts";
 import type { Model } from "../lib/model/params.ts";
 
 const dir = Deno.args[0];

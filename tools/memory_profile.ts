@@ -12,7 +12,7 @@ import { setBackend } from "../lib/backend/backend.ts";
 import { createRng, hashSeed } from "../lib/random.ts";
 import { runEpisodes } from "../lib/env/rollout.ts";
 import { modelPolicy } from "../lib/env/model_policy.ts";
-import { resolveConfig } from "../lib/train/config.ts";
+import { resolveConfig } from "../lib/config/experiment.ts";
 import { drawQuestions } from "../lib/train/rl_trainer.ts";
 import { computeMemoryCredit } from "../lib/train/memory_credit.ts";
 

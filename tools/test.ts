@@ -98,7 +98,7 @@ if (values.filter === undefined && Deno.env.get("MEMPO_SKIP_WEBGPU") !== "1") {
     "tests/tensor/",
     "tests/train/sft_test.ts",
     "tests/train/policy_update_test.ts",
-    "tests/train/pipeline_webgpu_test.ts",
+    "tests/pipeline/pipeline_webgpu_test.ts",
   ];
   await testSuite("backend parity with webgpu", [
     "test",

@@ -4,10 +4,10 @@
 //   --from DIR: a new run whose RL starts from DIR's SFT checkpoint (its config, with --config and flags applied)
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
-import { type ConfigOverrides, mergeSections, resolveConfig } from "../lib/train/config.ts";
-import { type ProgressEvent, runPipeline } from "../lib/train/pipeline.ts";
-import { branchRun } from "../lib/train/branch.ts";
-import { evalMarkdown } from "../lib/train/evaluate.ts";
+import { type ConfigOverrides, mergeSections, resolveConfig } from "../lib/config/experiment.ts";
+import { type ProgressEvent, runPipeline } from "../lib/pipeline/pipeline.ts";
+import { branchRun } from "../lib/pipeline/branch.ts";
+import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 
 const USAGE =

@@ -11,7 +11,7 @@ import { tf } from "../tf.ts";
 import { type ModelConfig, validateModelConfig } from "./config.ts";
 import { createModel, type Model, type ModelKind, weightShapes } from "./params.ts";
 import { decodeSafetensors, encodeSafetensors, type NamedArray } from "./safetensors.ts";
-import type { AdamW } from "../train/adamw.ts";
+import type { AdamW } from "../optim/adamw.ts";
 
 /** What {@linkcode saveCheckpoint} writes. */
 export interface CheckpointContents {

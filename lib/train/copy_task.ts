@@ -13,7 +13,7 @@ import { createRng } from "../random.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import { SPECIAL_TOKENS } from "../text/tokenizer.ts";
 import type { LmSequence } from "./collate.ts";
-import type { SftConfig } from "./config.ts";
+import type { SftConfig } from "../config/experiment.ts";
 
 /** Options of {@linkcode copyTaskSequences}. */
 export interface CopyTaskOptions {

@@ -16,7 +16,7 @@ import { type KlEstimator, klPenalty } from "../loss/kl.ts";
 import { clippedValueLoss } from "../loss/value_clip.ts";
 import { aggregateLoss } from "../tensor/aggregate_loss.ts";
 import { clipByGlobalNorm } from "../tensor/clip_grad_norm.ts";
-import type { AdamW } from "./adamw.ts";
+import type { AdamW } from "../optim/adamw.ts";
 import { collateLm, disposeLmBatch, type LmBatch } from "./collate.ts";
 import { accumulateGradients, splitByTokens } from "./micro_batches.ts";
 import type { TurnSequence } from "./rl_batch.ts";
@@ -109,7 +109,7 @@ function padTo(rows: number[][], L: number, padId: number): number[][] {
  * import assert from "node:assert/strict";
  * import { modelPreset } from "../model/config.ts";
  * import { copyModel, createModel, trainableVariables } from "../model/params.ts";
- * import { createAdamW } from "./adamw.ts";
+ * import { createAdamW } from "../optim/adamw.ts";
  * import { policyUpdate } from "./policy_update.ts";
  *
  * const policy = createModel(modelPreset("tiny", 12), { seed: 1 });

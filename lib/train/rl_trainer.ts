@@ -10,8 +10,8 @@ import type { Model } from "../model/params.ts";
 import { type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
 import { grpoAdvantages } from "../advantage/grpo.ts";
-import type { AdamW } from "./adamw.ts";
-import type { Algorithm, RlConfig } from "./config.ts";
+import type { AdamW } from "../optim/adamw.ts";
+import type { Algorithm, RlConfig } from "../config/experiment.ts";
 import { tasksFromRecords } from "./demos.ts";
 import { computeMemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
 import { episodeMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
@@ -61,7 +61,7 @@ const now = () => performance.now() / 1000;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { resolveConfig } from "./config.ts";
+ * import { resolveConfig } from "../config/experiment.ts";
  * import { mempoOptions } from "./rl_trainer.ts";
  *
  * const { credit, sequences } = mempoOptions(resolveConfig("default", { rl: { memSpanWeight: "span" } }).rl);

@@ -8,7 +8,7 @@ import { maskedSum } from "../tensor/masked.ts";
 import { clipByGlobalNorm } from "../tensor/clip_grad_norm.ts";
 import { type Model, trainableVariables } from "../model/params.ts";
 import { sequenceLogProbs } from "../model/score.ts";
-import type { AdamW } from "./adamw.ts";
+import type { AdamW } from "../optim/adamw.ts";
 import type { LmBatch } from "./collate.ts";
 import { accumulateGradients } from "./micro_batches.ts";
 
@@ -54,7 +54,7 @@ export interface SftStepResult {
  * import assert from "node:assert/strict";
  * import { modelPreset } from "../model/config.ts";
  * import { createModel, trainableVariables } from "../model/params.ts";
- * import { createAdamW } from "./adamw.ts";
+ * import { createAdamW } from "../optim/adamw.ts";
  * import { collateLm, disposeLmBatch } from "./collate.ts";
  * import { sftStep } from "./sft.ts";
  *

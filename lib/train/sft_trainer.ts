@@ -6,12 +6,12 @@
  */
 import { createRng, hashSeed } from "../random.ts";
 import type { Model } from "../model/params.ts";
-import type { AdamW } from "./adamw.ts";
+import type { AdamW } from "../optim/adamw.ts";
 import { collateLm, disposeLmBatch, type LmSequence } from "./collate.ts";
-import { cosineLr } from "./schedule.ts";
+import { cosineLr } from "../optim/schedule.ts";
 import { sftStep } from "./sft.ts";
 import { splitByTokens } from "./micro_batches.ts";
-import type { SftConfig } from "./config.ts";
+import type { SftConfig } from "../config/experiment.ts";
 
 /** One logged SFT step. */
 export interface SftLogRow {
@@ -74,7 +74,7 @@ export interface TrainSftOptions {
  * import assert from "node:assert/strict";
  * import { modelPreset } from "../model/config.ts";
  * import { createModel, trainableVariables } from "../model/params.ts";
- * import { createAdamW } from "./adamw.ts";
+ * import { createAdamW } from "../optim/adamw.ts";
  * import { trainSft } from "./sft_trainer.ts";
  *
  * const model = createModel(modelPreset("tiny", 10), { seed: 1 });

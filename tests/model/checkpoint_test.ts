@@ -4,7 +4,7 @@ import { modelPreset } from "../../lib/model/config.ts";
 import { createModel, trainableVariables } from "../../lib/model/params.ts";
 import { forwardLogits } from "../../lib/model/transformer.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../lib/model/checkpoint.ts";
-import { createAdamW } from "../../lib/train/adamw.ts";
+import { createAdamW } from "../../lib/optim/adamw.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
 Deno.test("saveCheckpoint() → loadCheckpoint() gives identical logits and optimizer state", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildTokenizer, SPECIAL_TOKENS } from "../../lib/text/tokenizer.ts";
 import { copyTaskSequences, inductionSequences } from "../../lib/train/copy_task.ts";
-import { resolveConfig } from "../../lib/train/config.ts";
+import { resolveConfig } from "../../lib/config/experiment.ts";
 
 Deno.test("copyTaskSequences(): ordinary words only, the sequence repeated after noise, loss on the repeat's 2nd word on", () => {
   const tok = buildTokenizer(["alpha beta gamma delta epsilon zeta eta theta"]);

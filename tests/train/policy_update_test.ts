@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { copyModel, createModel, trainableVariables } from "../../lib/model/params.ts";
-import { createAdamW } from "../../lib/train/adamw.ts";
+import { createAdamW } from "../../lib/optim/adamw.ts";
 import { criticValues, policyUpdate } from "../../lib/train/policy_update.ts";
 import { scoreContinuations } from "../../lib/model/score.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";

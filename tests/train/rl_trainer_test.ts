@@ -3,8 +3,8 @@ import { tf } from "../../lib/tf.ts";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { copyModel, createModel, trainableVariables } from "../../lib/model/params.ts";
-import { createAdamW } from "../../lib/train/adamw.ts";
-import { resolveConfig } from "../../lib/train/config.ts";
+import { createAdamW } from "../../lib/optim/adamw.ts";
+import { resolveConfig } from "../../lib/config/experiment.ts";
 import { drawQuestions, mempoOptions, rlStep } from "../../lib/train/rl_trainer.ts";
 import { createRng } from "../../lib/random.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel, trainableVariables } from "../../lib/model/params.ts";
-import { createAdamW } from "../../lib/train/adamw.ts";
+import { createAdamW } from "../../lib/optim/adamw.ts";
 import { collateLm, disposeLmBatch } from "../../lib/train/collate.ts";
 import { sftStep } from "../../lib/train/sft.ts";
 import { createRng } from "../../lib/random.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel, trainableVariables } from "../../lib/model/params.ts";
-import { createAdamW } from "../../lib/train/adamw.ts";
+import { createAdamW } from "../../lib/optim/adamw.ts";
 import { trainSft } from "../../lib/train/sft_trainer.ts";
 
 const config = { steps: 12, batchSize: 3, lr: 1e-2, warmupSteps: 2, demos: 1, dropProbability: 0 };

@@ -14,8 +14,8 @@ import { type AgentPolicy, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
 import { createTeacher } from "../env/teacher.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
-import { tasksFromRecords } from "./demos.ts";
-import type { Algorithm, EvalConfig } from "./config.ts";
+import { tasksFromRecords } from "../train/demos.ts";
+import type { Algorithm, EvalConfig } from "../config/experiment.ts";
 
 /** An agent to evaluate: a model (greedy) or a scripted policy. */
 export type AgentSpec =

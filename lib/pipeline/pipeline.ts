@@ -14,17 +14,17 @@ import { buildData, DATA_VERSION, loadData, type LoadedData } from "../data/buil
 import { modelPreset } from "../model/config.ts";
 import { copyModel, createModel, type Model, trainableVariables } from "../model/params.ts";
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint.ts";
-import { type AdamW, createAdamW } from "./adamw.ts";
-import type { Algorithm, ExperimentConfig } from "./config.ts";
-import { teacherDemonstrations } from "./demos.ts";
-import { trainSft } from "./sft_trainer.ts";
-import { rlStep } from "./rl_trainer.ts";
-import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "./evaluate.ts";
-import type { MetricsRow } from "./metrics.ts";
-import { researchCheck, researchCheckMarkdown } from "./research_check.ts";
-import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "./copy_diagnostic.ts";
+import { type AdamW, createAdamW } from "../optim/adamw.ts";
+import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
+import { teacherDemonstrations } from "../train/demos.ts";
+import { trainSft } from "../train/sft_trainer.ts";
+import { rlStep } from "../train/rl_trainer.ts";
+import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
+import type { MetricsRow } from "../train/metrics.ts";
+import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
+import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
 import { linePlot } from "../viz/line_plot.ts";
-import { inductionSequences } from "./copy_task.ts";
+import { inductionSequences } from "../train/copy_task.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 
 /** A progress event (for a progress bar or a log line). */
@@ -123,7 +123,7 @@ export async function checkRunTokenizer(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { resolveConfig } from "./config.ts";
+ * import { resolveConfig } from "../config/experiment.ts";
  * import { ensureData } from "./pipeline.ts";
  *
  * const config = resolveConfig("quick", { dataDir: await Deno.makeTempDir() });
@@ -184,7 +184,7 @@ class MetricsLog {
  * ```ts
  * import { runPipeline } from "./pipeline.ts";
  *
- * console.assert(typeof runPipeline === "function"); // see tests/train/pipeline_test.ts for a full run
+ * console.assert(typeof runPipeline === "function"); // see tests/pipeline/pipeline_test.ts for a full run
  * ```
  */
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { EvalRow } from "../../lib/train/evaluate.ts";
-import { researchCheck, researchCheckMarkdown } from "../../lib/train/research_check.ts";
+import type { EvalRow } from "../../lib/eval/evaluate.ts";
+import { researchCheck, researchCheckMarkdown } from "../../lib/eval/research_check.ts";
 
 const row = (
   agent: string,

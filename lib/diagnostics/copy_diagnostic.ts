@@ -14,9 +14,9 @@ import { forwardLogits } from "../model/transformer.ts";
 import { chunksByTokens } from "../model/score.ts";
 import type { LoadedData } from "../data/build.ts";
 import type { QaRecord } from "../data/dataset.ts";
-import { collateLm, disposeLmBatch, type LmSequence } from "./collate.ts";
-import { teacherDemonstrations } from "./demos.ts";
-import type { AgentSpec } from "./evaluate.ts";
+import { collateLm, disposeLmBatch, type LmSequence } from "../train/collate.ts";
+import { teacherDemonstrations } from "../train/demos.ts";
+import type { AgentSpec } from "../eval/evaluate.ts";
 
 /** Accuracy of one (tag, kind) cell. */
 export interface CopyAccuracy {

@@ -1,7 +1,7 @@
 // branchRun on a run directory made by hand: what it copies, what it leaves out, and every refusal.
 import assert from "node:assert/strict";
-import { resolveConfig } from "../../lib/train/config.ts";
-import { branchRun, SFT_FIELDS } from "../../lib/train/branch.ts";
+import { resolveConfig } from "../../lib/config/experiment.ts";
+import { branchRun, SFT_FIELDS } from "../../lib/pipeline/branch.ts";
 
 const config = resolveConfig("quick", { dataDir: "data/quick" });
 

@@ -2,9 +2,9 @@
 // an interrupted run resumes to exactly the uninterrupted metrics, and the outputs are all written.
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
-import { resolveConfig } from "../../lib/train/config.ts";
-import { runPipeline } from "../../lib/train/pipeline.ts";
-import { branchRun } from "../../lib/train/branch.ts";
+import { resolveConfig } from "../../lib/config/experiment.ts";
+import { runPipeline } from "../../lib/pipeline/pipeline.ts";
+import { branchRun } from "../../lib/pipeline/branch.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";
 
 const dataDir = await Deno.makeTempDir();

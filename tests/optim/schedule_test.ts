@@ -1,4 +1,4 @@
-import { cosineLr } from "../../lib/train/schedule.ts";
+import { cosineLr } from "../../lib/optim/schedule.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
 Deno.test("cosineLr(): linear warm-up, cosine to the floor, flat after the end", () => {

@@ -16,9 +16,9 @@ import {
   memorySlotAccuracy,
   memorySlotPositions,
   reverseObjectives,
-} from "../../lib/train/copy_diagnostic.ts";
+} from "../../lib/diagnostics/copy_diagnostic.ts";
 import { teacherDemonstrations } from "../../lib/train/demos.ts";
-import type { AgentSpec } from "../../lib/train/evaluate.ts";
+import type { AgentSpec } from "../../lib/eval/evaluate.ts";
 
 const tok = buildTokenizer(["zorbex kalo mirel born director none = 1 2 , ;"]);
 const names = new Set(["zorbex", "kalo", "mirel"]);

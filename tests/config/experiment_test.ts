@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { PRESETS, resolveConfig, validateConfig } from "../../lib/train/config.ts";
+import { PRESETS, resolveConfig, validateConfig } from "../../lib/config/experiment.ts";
 
 Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad values refused", () => {
   assert.equal(resolveConfig("default").model, "small");

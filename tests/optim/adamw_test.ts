@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
-import { createAdamW } from "../../lib/train/adamw.ts";
+import { createAdamW } from "../../lib/optim/adamw.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 import { torchReference } from "../_helpers.ts";
 

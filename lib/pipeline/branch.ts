@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ExperimentConfig } from "./config.ts";
+import type { ExperimentConfig } from "../config/experiment.ts";
 
 /**
  * The config fields the SFT weights depend on (dotted paths): a branch must
@@ -55,7 +55,7 @@ function firstDifference(a: unknown, b: unknown, path: string): [string, unknown
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { resolveConfig } from "./config.ts";
+ * import { resolveConfig } from "../config/experiment.ts";
  * import { branchRun } from "./branch.ts";
  *
  * const from = await Deno.makeTempDir();

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
 import { releaseBackend, setBackend, webgpuAvailable } from "../../lib/backend/backend.ts";
-import { type ExperimentConfig, resolveConfig } from "../../lib/train/config.ts";
-import { runPipeline } from "../../lib/train/pipeline.ts";
+import { type ExperimentConfig, resolveConfig } from "../../lib/config/experiment.ts";
+import { runPipeline } from "../../lib/pipeline/pipeline.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 

@@ -333,7 +333,7 @@ const isSection = (x: unknown): x is Record<string, unknown> =>
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { mergeSections } from "./config.ts";
+ * import { mergeSections } from "./experiment.ts";
  *
  * const merged = mergeSections({ seed: 0, rl: { lr: 1, steps: 2 } }, { rl: { lr: 3 }, seed: undefined });
  * assert.deepEqual(merged, { seed: 0, rl: { lr: 3, steps: 2 } });
@@ -364,7 +364,7 @@ export function mergeSections(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { resolveConfig } from "./config.ts";
+ * import { resolveConfig } from "./experiment.ts";
  *
  * assert.equal(resolveConfig("quick", { rl: { steps: 2 } }).rl.steps, 2);
  * assert.throws(() => resolveConfig("quick", { rl: { lr: -1 } }), /rl.lr must be > 0, current value is -1/);
@@ -410,7 +410,7 @@ export function resolveConfig(preset: string, overrides: ConfigOverrides = {}): 
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { PRESETS, validateConfig } from "./config.ts";
+ * import { PRESETS, validateConfig } from "./experiment.ts";
  *
  * assert.throws(() => validateConfig({ ...PRESETS.quick, rl: { ...PRESETS.quick.rl, groupSize: 0 } }), /rl.groupSize must be an integer ≥ 1, current value is 0/);
  * ```

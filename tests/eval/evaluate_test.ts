@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel } from "../../lib/model/params.ts";
-import { evalMarkdown, evaluateAgents, runAgents } from "../../lib/train/evaluate.ts";
+import { evalMarkdown, evaluateAgents, runAgents } from "../../lib/eval/evaluate.ts";
 
 Deno.test("evaluateAgents() fills one row per agent and test set; evalMarkdown() lays them out", async () => {
   const dir = await Deno.makeTempDir();
