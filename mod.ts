@@ -32,13 +32,22 @@ export { tf } from "./lib/tf.ts";
 export {
   BACKEND_NAMES,
   type BackendName,
+  type BackendOptions,
   getBackend,
   loadNodeBackend,
   releaseBackend,
   setBackend,
+  wasmThreads,
   webgpuAvailable,
 } from "./lib/backend/backend.ts";
 export { registerWasmKernels } from "./lib/backend/wasm_kernels.ts";
+export {
+  checkWasmGlue,
+  PINNED_WASM_VERSION,
+  startWasm,
+  threadsFromEnv,
+  WASM_GLUE_MARKERS,
+} from "./lib/backend/wasm_threads.ts";
 export { createRng, hashSeed, hashString, type Rng, shuffled } from "./lib/random.ts";
 
 // Lesson 1: RL framing, logprob positions and masks
@@ -106,6 +115,7 @@ export {
 } from "./lib/text/tokenizer.ts";
 export {
   countParameters,
+  forwardMatmulFlops,
   type ModelConfig,
   modelPreset,
   type ModelPresetName,

@@ -3,8 +3,9 @@
 // Prints one JSON object on stdout and a table on stderr.
 import { parseArgs } from "node:util";
 import { tf } from "../lib/tf.ts";
-import { type BackendName, setBackend } from "../lib/backend/backend.ts";
-import { countParameters, modelPreset } from "../lib/model/config.ts";
+import { type BackendName, setBackend, wasmThreads } from "../lib/backend/backend.ts";
+import { threadsFromEnv } from "../lib/backend/wasm_threads.ts";
+import { countParameters, forwardMatmulFlops, modelPreset } from "../lib/model/config.ts";
 import { createModel, trainableVariables } from "../lib/model/params.ts";
 import { generate } from "../lib/model/generate.ts";
 import { sequenceLogProbs } from "../lib/model/score.ts";
@@ -17,13 +18,38 @@ const { values } = parseArgs({
   args: Deno.args,
   options: {
     backend: { type: "string", default: "wasm" },
+    threads: { type: "string" },
+    alternate: { type: "string" },
+    out: { type: "string" },
     reps: { type: "string", default: "5" },
     "no-torch": { type: "boolean", default: false },
     "rl-step": { type: "boolean", default: true },
   },
 });
 const reps = Number(values.reps);
-await setBackend(values.backend as BackendName);
+if (values.alternate !== undefined) {
+  // `--alternate K`: K rounds of this bench on 1 thread and on N, alternating, each in a process of its own;
+  // prints the medians and ranges (BENCHMARK.md: compare side by side, alternate, report medians)
+  const { alternateThreads } = await import("./alternate.ts");
+  const n = values.threads === undefined ? threadsFromEnv() : threadsFromEnv(values.threads);
+  const rounds = Number(values.alternate);
+  const forward = Deno.args.filter((a, i, all) =>
+    !["--alternate", "--threads", "--out"].includes(a) &&
+    !["--alternate", "--threads", "--out"].includes(all[i - 1]!) &&
+    !/^--(alternate|threads|out)=/.test(a)
+  );
+  const summary = await alternateThreads({
+    script: new URL(import.meta.url).pathname,
+    args: forward,
+    threads: n,
+    rounds,
+  });
+  if (values.out !== undefined) await Deno.writeTextFile(values.out, JSON.stringify(summary, null, 2) + "\n");
+  console.log(JSON.stringify(summary));
+  Deno.exit(0);
+}
+const threads = values.threads === undefined ? threadsFromEnv() : threadsFromEnv(values.threads);
+await setBackend(values.backend as BackendName, { threads });
 let peakRss = 0;
 const sampleRss = () => (peakRss = Math.max(peakRss, Deno.memoryUsage().rss));
 
@@ -39,6 +65,21 @@ async function median(fn: () => Promise<void> | void, n: number): Promise<number
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)]!;
 }
+
+// the machine's GEMM peak on this backend: flag-free 2-D products of the model's shapes (the path XNNPACK takes)
+const gemmShapes: [number, number, number][] = [[2048, 384, 128], [128, 2048, 384], [512, 512, 512]];
+const gemm: Record<string, number> = {};
+for (const [m, k, n] of gemmShapes) {
+  const [a, b] = [tf.randomNormal([m, k], 0, 1, "float32", 1), tf.randomNormal([k, n], 0, 1, "float32", 2)];
+  const t = await median(async () => {
+    const c = tf.matMul(a, b);
+    await c.data();
+    c.dispose();
+  }, 9);
+  gemm[`${m}x${k}x${n}`] = (2 * m * k * n) / t / 1e9;
+  tf.dispose([a, b]);
+}
+const gemmPeak = Math.max(...Object.values(gemm));
 
 const V = 512;
 const config = modelPreset("bench", V);
@@ -75,12 +116,19 @@ model.dispose();
 
 const result: Record<string, unknown> = {
   backend: values.backend,
+  threads: values.backend === "wasm" ? wasmThreads() : null,
   params: countParameters(config),
   train_tokens_per_s: (8 * 256) / tTrain,
   score_tokens_per_s: (32 * 256) / tScore,
   generate_tokens_per_s: (16 * 64) / tGen,
   rl_step_seconds: null as number | null,
   peak_rss_mb: 0,
+  // achieved GFLOP/s of each step's matrix products (train: forward + backward = 3× the forward's), beside the
+  // backend's measured GEMM peak on the model's shapes
+  gemm_gflops: gemm,
+  gemm_peak_gflops: gemmPeak,
+  train_matmul_gflops: (3 * forwardMatmulFlops(config, 8, 256)) / tTrain / 1e9,
+  score_matmul_gflops: forwardMatmulFlops(config, 32, 256) / tScore / 1e9,
 };
 
 if (values["rl-step"]) {
@@ -116,7 +164,15 @@ if (!values["no-torch"]) {
 
 const fmt = (x: unknown) => (typeof x === "number" ? x.toFixed(x < 10 ? 2 : 0) : String(x));
 const torch = result.torch as Record<string, number> | undefined;
-console.error(`\nbackend ${values.backend}, ${result.params} parameters, peak RSS ${result.peak_rss_mb} MB`);
+console.error(
+  `\nbackend ${values.backend}${
+    result.threads ? ` on ${result.threads} thread(s)` : ""
+  }, ${result.params} parameters, ` +
+    `peak RSS ${result.peak_rss_mb} MB; GEMM peak ${gemmPeak.toFixed(1)} GFLOP/s, train step's products ` +
+    `${(result.train_matmul_gflops as number).toFixed(1)}, score's ${
+      (result.score_matmul_gflops as number).toFixed(1)
+    }`,
+);
 console.error("workload                 mempo-lab    pytorch    ratio");
 for (const k of ["train_tokens_per_s", "score_tokens_per_s", "generate_tokens_per_s"]) {
   const t = typeof torch === "object" ? torch[k] : undefined;

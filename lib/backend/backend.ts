@@ -3,7 +3,7 @@
  *
  * | name             | what it is                                   | install                              |
  * | ---------------- | -------------------------------------------- | ------------------------------------ |
- * | `wasm` (default) | embedded WebAssembly, single-threaded        | nothing (npm package)                |
+ * | `wasm` (default) | embedded WebAssembly, on every core          | nothing (npm package)                |
  * | `cpu`            | plain JavaScript kernels (slow, reference)    | nothing                              |
  * | `webgpu`         | Deno's `navigator.gpu` (Vulkan/Metal/D3D12)  | a GPU driver, or Mesa's lavapipe     |
  * | `tensorflow`     | libtensorflow via `@tensorflow/tfjs-node`     | needs the internet at install time   |
@@ -11,7 +11,9 @@
  *
  * @module
  */
+import * as wasm from "@tensorflow/tfjs-backend-wasm";
 import { tf } from "../tf.ts";
+import { startWasm, threadsFromEnv } from "./wasm_threads.ts";
 
 /** Names accepted by {@linkcode setBackend} and `--backend`. */
 export type BackendName = "wasm" | "cpu" | "webgpu" | "tensorflow" | "tensorflow-gpu";
@@ -106,6 +108,16 @@ export async function loadNodeBackend(
   }
 }
 
+/** Options of {@linkcode setBackend}. */
+export interface BackendOptions {
+  /**
+   * `wasm` only: threads of its matrix products (1: the single-threaded build). A count other than the running
+   * instance's restarts the backend (its tensors become unusable).
+   * @default the running instance's, else `MEMPO_THREADS`, else every core
+   */
+  threads?: number;
+}
+
 /**
  * Makes `name` the active TensorFlow.js backend, loading it first if needed.
  *
@@ -117,18 +129,21 @@ export async function loadNodeBackend(
  * Reference: `tf.setBackend`, `tf.ready` (tfjs-core 4.22).
  *
  * @param name The backend to activate.
+ * @param options `threads` of the `wasm` backend.
  * @returns The active backend's name once it is ready.
  *
- * @example Switch to the pure-JS reference backend and back
+ * @example Switch to the pure-JS reference backend and back, then to one wasm thread
  * ```ts
  * import assert from "node:assert/strict";
- * import { setBackend } from "./backend.ts";
+ * import { setBackend, wasmThreads } from "./backend.ts";
  *
  * assert.equal(await setBackend("cpu"), "cpu");
  * assert.equal(await setBackend("wasm"), "wasm");
+ * await setBackend("wasm", { threads: 1 });
+ * assert.equal(wasmThreads(), 1);
  * ```
  */
-export async function setBackend(name: BackendName): Promise<BackendName> {
+export async function setBackend(name: BackendName, options: BackendOptions = {}): Promise<BackendName> {
   if (!BACKEND_NAMES.includes(name)) {
     throw new RangeError(
       `Cannot set backend: name must be one of ${BACKEND_NAMES.join(", ")}, current value is ${JSON.stringify(name)}`,
@@ -142,6 +157,10 @@ export async function setBackend(name: BackendName): Promise<BackendName> {
       );
     }
     await import("@tensorflow/tfjs-backend-webgpu");
+  }
+  if (name === "wasm") {
+    await startWasm(tf, wasm, options.threads ?? wasmThreads() ?? threadsFromEnv());
+    return name;
   }
   if ((name === "tensorflow" || name === "tensorflow-gpu") && tf.findBackendFactory("tensorflow") === null) {
     await loadNodeBackend(name);
@@ -222,4 +241,25 @@ export async function releaseBackend(name: BackendName): Promise<boolean> {
  */
 export function getBackend(): BackendName {
   return tf.getBackend() as BackendName;
+}
+
+/**
+ * Threads of the running `wasm` backend's matrix products, or `undefined`
+ * when it is not running (released, or never started).
+ *
+ * Source: tfjs-backend-wasm `getThreadsCount`.
+ *
+ * @returns The count (1 for the single-threaded build).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { wasmThreads } from "./backend.ts";
+ *
+ * assert.ok(wasmThreads()! >= 1);
+ * ```
+ */
+export function wasmThreads(): number | undefined {
+  const engine = tf.engine() as unknown as { registry: Record<string, unknown> };
+  return engine.registry.wasm === undefined ? undefined : wasm.getThreadsCount();
 }

@@ -7,14 +7,18 @@ import {
   loadNodeBackend,
   releaseBackend,
   setBackend,
+  wasmThreads,
   webgpuAvailable,
 } from "../../lib/backend/backend.ts";
+import { threadsFromEnv } from "../../lib/backend/wasm_threads.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 import { SKIP_WEBGPU } from "../_helpers.ts";
 
-Deno.test("importing the package activates the single-threaded wasm backend", () => {
+Deno.test("importing the package activates the wasm backend on MEMPO_THREADS threads (default every core)", () => {
   assert.equal(getBackend(), "wasm");
-  assert.equal(tf.env().getBool("WASM_HAS_MULTITHREAD_SUPPORT"), false);
+  const threads = threadsFromEnv();
+  assert.equal(wasmThreads(), threads);
+  assert.equal(tf.env().getBool("WASM_HAS_MULTITHREAD_SUPPORT"), threads > 1);
 });
 
 Deno.test("setBackend() switches between wasm and cpu and rejects unknown names", async () => {
