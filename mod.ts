@@ -134,10 +134,13 @@ export {
 export { bmm, dense } from "./lib/model/dense.ts";
 export {
   causalBias,
+  disposeFusedWeights,
   forwardHidden,
   forwardLogits,
   type ForwardOptions,
   type ForwardResult,
+  type FusedWeights,
+  fuseWeights,
   type KvCache,
   outputLogits,
   outputProjection,

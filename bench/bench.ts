@@ -23,7 +23,7 @@ const { values } = parseArgs({
     out: { type: "string" },
     reps: { type: "string", default: "5" },
     "no-torch": { type: "boolean", default: false },
-    "rl-step": { type: "boolean", default: true },
+    "no-rl-step": { type: "boolean", default: false },
   },
 });
 const reps = Number(values.reps);
@@ -131,7 +131,7 @@ const result: Record<string, unknown> = {
   score_matmul_gflops: forwardMatmulFlops(config, 32, 256) / tScore / 1e9,
 };
 
-if (values["rl-step"]) {
+if (!values["no-rl-step"]) {
   const stepModule = new URL("./rl_step.ts", import.meta.url);
   if (await Deno.stat(stepModule).then(() => true, () => false)) {
     const { measureRlStep } = await import(stepModule.href);

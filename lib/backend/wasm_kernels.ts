@@ -5,7 +5,16 @@
  * - `UnsortedSegmentSum`: the gradient of `tf.gather` (embedding lookups)
  *   calls it, so without it no embedding can be trained on wasm.
  * - `Slice`, `Unpack`, `SplitV`: the built-ins copy the whole input per slice.
- * - `Transpose` of matrices whose row count is a multiple of 128: the
+ * - `Identity` (`tf.clone`, and every tensor a custom gradient saves for
+ *   its backward pass): the built-in copies the data; here the clone shares
+ *   it, reference-counted, as the cpu backend's does (kernels never write
+ *   their inputs, so shared data is never changed under a tensor).
+ * - `MempoRope` (new): rotary embedding of interleaved pairs in one kernel,
+ *   `y = x ⊙ cos + rot(x) ⊙ sin` with `rot(x₀, x₁) = (−x₁, x₀)`, each product
+ *   and the sum rounded to float32 as the three built-in kernels it
+ *   replaces round them, so the values are the same bit for bit.
+ * - `Transpose` of matrices (and batches of matrices, as attention's
+ *   `[B·H, T, S]` probabilities) whose row count is a multiple of 128: the
  *   built-in's writes collide in the cache there (4–8× slower than JS tiles);
  *   every other transpose stays with it.
  *
@@ -20,6 +29,7 @@ type TypedArray = Float32Array | Int32Array | Uint8Array;
 interface WasmHeapBackend {
   makeOutput(shape: number[], dtype: tfTypes.DataType): TensorInfo;
   typedArrayFromHeap(t: TensorInfo): TypedArray;
+  incRef(dataId: unknown): void;
 }
 
 function sizeOf(shape: readonly number[]): number {
@@ -102,17 +112,54 @@ const sliceView: SliceFn = (x, begin, size, backend, outShape) => {
  * and matrices under 16,384 elements) stay with the built-in.
  */
 function transpose2d(x: TensorInfo, backend: WasmHeapBackend): TensorInfo {
-  const [r, c] = x.shape as [number, number];
-  const out = backend.makeOutput([c, r], x.dtype);
+  const [n, r, c] = (x.shape.length === 3 ? x.shape : [1, ...x.shape]) as [number, number, number];
+  const out = backend.makeOutput(x.shape.length === 3 ? [n, c, r] : [c, r], x.dtype);
   const dst = backend.typedArrayFromHeap(out);
   const src = backend.typedArrayFromHeap(x);
-  for (let j0 = 0; j0 < c; j0 += 64) {
-    const j1 = Math.min(c, j0 + 64);
-    for (let i0 = 0; i0 < r; i0 += 64) {
-      const i1 = Math.min(r, i0 + 64);
-      for (let j = j0; j < j1; j++) {
-        const o = j * r;
-        for (let i = i0; i < i1; i++) dst[o + i] = src[i * c + j]!;
+  for (let b = 0; b < n; b++) {
+    const base = b * r * c;
+    for (let j0 = 0; j0 < c; j0 += 64) {
+      const j1 = Math.min(c, j0 + 64);
+      for (let i0 = 0; i0 < r; i0 += 64) {
+        const i1 = Math.min(r, i0 + 64);
+        for (let j = j0; j < j1; j++) {
+          const o = base + j * r;
+          for (let i = i0; i < i1; i++) dst[o + i] = src[base + i * c + j]!;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The name of the fused RoPE kernel (wasm only; other backends compose it from built-in ops). */
+export const ROPE_KERNEL = "MempoRope";
+
+/** `x [B, H, T, hd]`, `cos`/`sin` `[1 or B, 1, T, hd]` → `x ⊙ cos + rot(x) ⊙ sin`. */
+function ropeKernel(args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown }): TensorInfo {
+  const { x, cos, sin } = args.inputs as Record<string, TensorInfo>;
+  const backend = args.backend as WasmHeapBackend;
+  const [B, H, T, hd] = x!.shape as [number, number, number, number];
+  const perRow = cos!.shape[0] === B && B > 1;
+  const out = backend.makeOutput(x!.shape, "float32");
+  const y = backend.typedArrayFromHeap(out) as Float32Array;
+  const xs = backend.typedArrayFromHeap(x!) as Float32Array;
+  const cs = backend.typedArrayFromHeap(cos!) as Float32Array;
+  const ss = backend.typedArrayFromHeap(sin!) as Float32Array;
+  const f = Math.fround;
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < H; h++) {
+      const xBase = ((b * H + h) * T) * hd;
+      const tBase = perRow ? b * T * hd : 0;
+      for (let t = 0; t < T; t++) {
+        const i0 = xBase + t * hd;
+        const c0 = tBase + t * hd;
+        for (let d = 0; d < hd; d += 2) {
+          const x0 = xs[i0 + d]!;
+          const x1 = xs[i0 + d + 1]!;
+          y[i0 + d] = f(x0 * cs[c0 + d]!) + f(-x1 * ss[c0 + d]!);
+          y[i0 + d + 1] = f(x1 * cs[c0 + d + 1]!) + f(x0 * ss[c0 + d + 1]!);
+        }
       }
     }
   }
@@ -159,15 +206,26 @@ export function registerWasmKernels(tf: typeof tfTypes): void {
     });
   };
   register("UnsortedSegmentSum", unsortedSegmentSum);
+  register(ROPE_KERNEL, ropeKernel);
+  const identityKernel = (args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown }): TensorInfo => {
+    const x = args.inputs.x!;
+    if (x.dtype === "string") {
+      return ((identityKernel as { builtIn?: unknown }).builtIn as (a: typeof args) => TensorInfo)(args);
+    }
+    (args.backend as WasmHeapBackend).incRef(x.dataId);
+    return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+  };
+  register("Identity", identityKernel);
   const transposeKernel = (
     args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown; attrs: tfTypes.NamedAttrMap },
   ): TensorInfo => {
     const x = args.inputs.x!;
     const perm = args.attrs.perm as number[];
-    if (
-      x.shape.length === 2 && perm[0] === 1 && (x.dtype === "float32" || x.dtype === "int32") &&
-      x.shape[0]! % 128 === 0 && x.shape[0]! * x.shape[1]! >= 16384
-    ) {
+    // matrices (or a batch of them, perm [0, 2, 1]) whose row count is a multiple of 128
+    const matrix = (x.shape.length === 2 && perm[0] === 1) ||
+      (x.shape.length === 3 && perm[0] === 0 && perm[1] === 2);
+    const [r, c] = x.shape.slice(-2) as [number, number];
+    if (matrix && (x.dtype === "float32" || x.dtype === "int32") && r % 128 === 0 && r * c >= 16384) {
       return transpose2d(x, args.backend as WasmHeapBackend);
     }
     return ((transposeKernel as { builtIn?: unknown }).builtIn as (a: typeof args) => TensorInfo)(args);

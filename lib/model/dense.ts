@@ -34,6 +34,33 @@ const batchMatMul = tf.customGrad(
   }) as unknown as Parameters<typeof tf.customGrad>[0],
 );
 
+/** `a[n] · b[n]` as N flag-free 2-D products (wasm's fast path), stacked; no gradient of its own. */
+function pieceProducts(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
+  return tf.tidy(() => {
+    const as = tf.unstack(a) as tf.Tensor2D[];
+    const bs = tf.unstack(b) as tf.Tensor2D[];
+    return tf.stack(as.map((x, i) => tf.matMul(x, bs[i]!))) as tf.Tensor3D;
+  });
+}
+
+// one gradient for the whole batch: each operand is transposed once as a 3-D tensor (not once per
+// piece), and the pieces take no tape node of their own
+const pieceBatchMatMul = tf.customGrad(
+  ((a: tf.Tensor3D, b: tf.Tensor3D, save: tf.GradSaveFunc) => {
+    save([a, b]);
+    return {
+      value: pieceProducts(a, b),
+      gradFunc: (dy: tf.Tensor3D, saved: tf.Tensor[]) => {
+        const [as, bs] = saved as [tf.Tensor3D, tf.Tensor3D];
+        return [
+          pieceProducts(dy, tf.transpose(bs, [0, 2, 1])),
+          pieceProducts(tf.transpose(as, [0, 2, 1]), dy),
+        ];
+      },
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0],
+);
+
 /**
  * `x · w` over the last axis of `x`, with a flag-free gradient.
  *
@@ -106,10 +133,5 @@ export function dense(x: tf.Tensor, w: tf.Tensor2D): tf.Tensor {
  * ```
  */
 export function bmm(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
-  if (tf.getBackend() !== "wasm") return batchMatMul(a, b) as tf.Tensor3D;
-  return tf.tidy(() => {
-    const as = tf.unstack(a) as tf.Tensor2D[];
-    const bs = tf.unstack(b) as tf.Tensor2D[];
-    return tf.stack(as.map((x, i) => dense2d(x, bs[i]!))) as tf.Tensor3D;
-  });
+  return (tf.getBackend() === "wasm" ? pieceBatchMatMul(a, b) : batchMatMul(a, b)) as tf.Tensor3D;
 }

@@ -7,7 +7,14 @@
 import { tf } from "../tf.ts";
 import { hashSeed } from "../random.ts";
 import type { Model } from "./params.ts";
-import { forwardHidden, type KvCache, outputLogits, outputProjection } from "./transformer.ts";
+import {
+  disposeFusedWeights,
+  forwardHidden,
+  fuseWeights,
+  type KvCache,
+  outputLogits,
+  outputProjection,
+} from "./transformer.ts";
 
 /** Options of {@linkcode generate}. */
 export interface GenerateOptions {
@@ -148,10 +155,12 @@ export async function generate(
     for (let t = 0; t < P; t++) for (let s = 0; s < P; s++) if (s > t || s < pads[b]!) bias[(b * P + t) * P + s] = NEG;
   }
   const biasT = tf.tensor4d(bias, [B, 1, P, P]);
+  const fused = fuseWeights(model); // the q|k|v and gate|up concatenations once per call
   let { hidden, cache } = forwardHidden(model, input, {
     positions,
     attentionBias: biasT,
     returnCache: true,
+    fused,
   }) as { hidden: tf.Tensor3D; cache: KvCache };
   tf.dispose([input, positions, biasT]);
   const projection = outputProjection(model); // Eᵀ once per call, not once per token
@@ -194,6 +203,7 @@ export async function generate(
         attentionBias: stepBiasT,
         cache,
         returnCache: true,
+        fused,
       }) as { hidden: tf.Tensor3D; cache: KvCache };
       tf.dispose([stepInput, stepPos, stepBiasT, cache.keys, cache.values]);
       cache = out.cache;
@@ -202,6 +212,7 @@ export async function generate(
     }
   } finally {
     tf.dispose([cache.keys, cache.values, projection]);
+    disposeFusedWeights(fused);
     if (!hidden.isDisposed) hidden.dispose();
     if (last !== undefined && !last.isDisposed) last.dispose();
   }

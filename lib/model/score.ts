@@ -8,7 +8,7 @@ import { tf } from "../tf.ts";
 import { tokenLogProbs } from "../tensor/log_probs.ts";
 import { tokenEntropy } from "../tensor/entropy.ts";
 import type { Model } from "./params.ts";
-import { forwardHidden, outputLogits } from "./transformer.ts";
+import { disposeFusedWeights, forwardHidden, type FusedWeights, fuseWeights, outputLogits } from "./transformer.ts";
 
 /** A context and the continuation to score after it. */
 export interface ScorePair {
@@ -47,6 +47,7 @@ export interface ScoreOptions {
  * @param tokens Input ids `[B, L]`.
  * @param targets Next-token ids `[B, L]` (tokens shifted left; anything at padded ends).
  * @param temperature Logit temperature.
+ * @param fused Concatenated projections for a pass without gradients (`fuseWeights`; same values, fewer kernels).
  * @returns A new `[B, L]` tensor owned by the caller.
  *
  * @example
@@ -68,9 +69,10 @@ export function sequenceLogProbs(
   tokens: tf.Tensor2D,
   targets: tf.Tensor2D,
   temperature = 1,
+  fused?: FusedWeights,
 ): tf.Tensor2D {
   return tf.tidy(() => {
-    const logits = outputLogits(model, forwardHidden(model, tokens).hidden);
+    const logits = outputLogits(model, forwardHidden(model, tokens, fused && { fused }).hidden);
     return tokenLogProbs(temperature === 1 ? logits : tf.div(logits, temperature), targets);
   });
 }
@@ -179,20 +181,25 @@ export async function scoreContinuations(
   const size = (i: number) => pairs[i]!.context.length + pairs[i]!.continuation.length;
   const byLength = pairs.map((_, i) => i).sort((a, b) => size(a) - size(b));
   const out: number[][] = pairs.map(() => []);
-  for (const ids of chunksByTokens(byLength, size, batchSize, maxTokens)) {
-    const chunk = ids.map((i) => pairs[i]!);
-    const L = Math.max(...ids.map(size)) - 1;
-    if (L <= 0 || chunk.every((p) => p.continuation.length === 0)) continue;
-    const seqs = chunk.map((p) => [...p.context, ...p.continuation]);
-    const tokens = tf.tensor2d(seqs.map((s) => pad(s.slice(0, L), L, padId)), [chunk.length, L], "int32");
-    const targets = tf.tensor2d(seqs.map((s) => pad(s.slice(1, L + 1), L, padId)), [chunk.length, L], "int32");
-    const lp = sequenceLogProbs(model, tokens, targets, temperature);
-    const values = await lp.data();
-    tf.dispose([tokens, targets, lp]);
-    chunk.forEach((p, i) => {
-      const first = p.context.length - 1;
-      out[ids[i]!] = Array.from({ length: p.continuation.length }, (_, j) => values[i * L + first + j]!);
-    });
+  const fused = fuseWeights(model); // no gradient here: one product for q|k|v and one for gate|up
+  try {
+    for (const ids of chunksByTokens(byLength, size, batchSize, maxTokens)) {
+      const chunk = ids.map((i) => pairs[i]!);
+      const L = Math.max(...ids.map(size)) - 1;
+      if (L <= 0 || chunk.every((p) => p.continuation.length === 0)) continue;
+      const seqs = chunk.map((p) => [...p.context, ...p.continuation]);
+      const tokens = tf.tensor2d(seqs.map((s) => pad(s.slice(0, L), L, padId)), [chunk.length, L], "int32");
+      const targets = tf.tensor2d(seqs.map((s) => pad(s.slice(1, L + 1), L, padId)), [chunk.length, L], "int32");
+      const lp = sequenceLogProbs(model, tokens, targets, temperature, fused);
+      const values = await lp.data();
+      tf.dispose([tokens, targets, lp]);
+      chunk.forEach((p, i) => {
+        const first = p.context.length - 1;
+        out[ids[i]!] = Array.from({ length: p.continuation.length }, (_, j) => values[i * L + first + j]!);
+      });
+    }
+  } finally {
+    disposeFusedWeights(fused);
   }
   return out;
 }

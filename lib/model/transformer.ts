@@ -6,6 +6,7 @@
  * @module
  */
 import { tf } from "../tf.ts";
+import { ROPE_KERNEL } from "../backend/wasm_kernels.ts";
 import { bmm, dense } from "./dense.ts";
 import type { Model } from "./params.ts";
 
@@ -27,6 +28,19 @@ export interface ForwardOptions {
   cache?: KvCache;
   /** Return the extended cache. @default false */
   returnCache?: boolean;
+  /**
+   * Concatenated projection weights ({@linkcode fuseWeights}) for a pass without gradients: one product for q, k
+   * and v and one for gate and up instead of five (the same values, bit for bit; fewer kernels per decoded token).
+   */
+  fused?: FusedWeights;
+}
+
+/** Per layer, `[W_q | W_k | W_v]` `[D, 3D]` and `[W_gate | W_up]` `[D, 2F]`; owned by the caller. */
+export interface FusedWeights {
+  /** `[D, 3D]` per layer. */
+  qkv: tf.Tensor2D[];
+  /** `[D, 2F]` per layer. */
+  gateUp: tf.Tensor2D[];
 }
 
 /** Result of {@linkcode forwardHidden}; new tensors owned by the caller. */
@@ -75,8 +89,29 @@ function rmsNorm(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor {
 
 /** x ⊙ cos + (x R) ⊙ sin over the last axis (interleaved pairs); `x [B, H, T, hd]`. */
 function rope(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor, rotation: tf.Tensor2D): tf.Tensor4D {
+  if (tf.getBackend() === "wasm") return fusedRope(x, cos, sin, rotation) as tf.Tensor4D;
   return tf.add(tf.mul(x, cos), tf.mul(dense(x, rotation), sin)) as tf.Tensor4D;
 }
+
+// wasm: one kernel for the forward (the same float32 values as the three ops above); the gradient
+// dx = dy ⊙ cos + (dy ⊙ sin) Rᵀ, as the ops above would give it
+const fusedRope = tf.customGrad(
+  ((x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor, rotation: tf.Tensor2D, save: tf.GradSaveFunc) => {
+    save([cos, sin, rotation]);
+    return {
+      value: tf.engine().runKernel(ROPE_KERNEL, { x, cos, sin }) as tf.Tensor4D,
+      gradFunc: (dy: tf.Tensor4D, saved: tf.Tensor[]) => {
+        const [c, s, r] = saved as [tf.Tensor, tf.Tensor, tf.Tensor2D];
+        return [
+          tf.add(tf.mul(dy, c), dense(tf.mul(dy, s), tf.transpose(r))),
+          tf.zerosLike(c),
+          tf.zerosLike(s),
+          tf.zerosLike(r),
+        ];
+      },
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0],
+);
 
 /**
  * softmax(q kᵀ · scale + bias) v over `[B, H, ·, hd]` heads. Prefill and training (T > 1) run
@@ -181,19 +216,14 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
     for (let l = 0; l < config.nLayers; l++) {
       const p = `model.layers.${l}`;
       const n = rmsNorm(x, w(model, `${p}.input_layernorm.weight`), config.normEps);
-      const q = rope(
-        heads(dense(n, w(model, `${p}.self_attn.q_proj.weight`) as tf.Tensor2D)),
-        cos,
-        sin,
-        model.ropeRotation,
-      );
-      let k = rope(
-        heads(dense(n, w(model, `${p}.self_attn.k_proj.weight`) as tf.Tensor2D)),
-        cos,
-        sin,
-        model.ropeRotation,
-      );
-      let v = heads(dense(n, w(model, `${p}.self_attn.v_proj.weight`) as tf.Tensor2D));
+      const [qn, kn, vn] = options.fused !== undefined
+        ? tf.split(dense(n, options.fused.qkv[l]!), 3, -1)
+        : [`${p}.self_attn.q_proj.weight`, `${p}.self_attn.k_proj.weight`, `${p}.self_attn.v_proj.weight`].map((name) =>
+          dense(n, w(model, name) as tf.Tensor2D)
+        );
+      const q = rope(heads(qn!), cos, sin, model.ropeRotation);
+      let k = rope(heads(kn!), cos, sin, model.ropeRotation);
+      let v = heads(vn!);
       if (cache !== undefined) {
         k = tf.concat([cache.keys[l]!, k], 2);
         v = tf.concat([cache.values[l]!, v], 2);
@@ -206,8 +236,12 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
       const merged = merge(att);
       x = tf.add(x, dense(merged, w(model, `${p}.self_attn.o_proj.weight`) as tf.Tensor2D));
       const m = rmsNorm(x, w(model, `${p}.post_attention_layernorm.weight`), config.normEps);
-      const gate = dense(m, w(model, `${p}.mlp.gate_proj.weight`) as tf.Tensor2D);
-      const up = dense(m, w(model, `${p}.mlp.up_proj.weight`) as tf.Tensor2D);
+      const [gate, up] = options.fused !== undefined
+        ? tf.split(dense(m, options.fused.gateUp[l]!), 2, -1) as [tf.Tensor, tf.Tensor]
+        : [
+          dense(m, w(model, `${p}.mlp.gate_proj.weight`) as tf.Tensor2D),
+          dense(m, w(model, `${p}.mlp.up_proj.weight`) as tf.Tensor2D),
+        ];
       const act = tf.mul(tf.mul(gate, tf.sigmoid(gate)), up); // silu(gate) ⊙ up
       x = tf.add(x, dense(act, w(model, `${p}.mlp.down_proj.weight`) as tf.Tensor2D));
     }
@@ -219,6 +253,78 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
     return rmsNorm(x, w(model, "model.norm.weight"), config.normEps) as tf.Tensor3D;
   });
   return outCache === undefined ? { hidden } : { hidden, cache: outCache };
+}
+
+/**
+ * The projection weights of every layer concatenated for passes without
+ * gradients (decoding, scoring): `[W_q | W_k | W_v]` and `[W_gate | W_up]`.
+ * A product against the concatenation gives, column by column, the same
+ * float32 values as the separate products (each output element is the same
+ * dot product over D), so the forward is unchanged bit for bit while a
+ * decoded token runs three fewer matrix products per layer. Training keeps
+ * the separate weights: its input gradient would sum q, k and v's terms in
+ * another order.
+ *
+ * Source: fused QKV projections (GPT-2's `c_attn`, Megatron-LM's `ColumnParallelLinear`).
+ *
+ * @param model A policy or critic model.
+ * @returns New tensors owned by the caller ({@linkcode disposeFusedWeights}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tf } from "../tf.ts";
+ * import { modelPreset } from "./config.ts";
+ * import { createModel } from "./params.ts";
+ * import { disposeFusedWeights, forwardHidden, fuseWeights } from "./transformer.ts";
+ *
+ * const m = createModel(modelPreset("tiny", 20), { seed: 2 });
+ * const tokens = tf.tensor2d([[1, 2, 3]], undefined, "int32");
+ * const fused = fuseWeights(m);
+ * const a = forwardHidden(m, tokens).hidden.dataSync();
+ * const b = forwardHidden(m, tokens, { fused }).hidden.dataSync();
+ * assert.ok(a.every((v, i) => Object.is(v, b[i])));
+ * disposeFusedWeights(fused);
+ * m.dispose();
+ * ```
+ */
+export function fuseWeights(model: Model): FusedWeights {
+  const layers = Array.from({ length: model.config.nLayers }, (_, l) => `model.layers.${l}`);
+  return {
+    qkv: layers.map((p) =>
+      tf.concat(["q_proj", "k_proj", "v_proj"].map((n) => w(model, `${p}.self_attn.${n}.weight`)), 1) as tf.Tensor2D
+    ),
+    gateUp: layers.map((p) =>
+      tf.concat([w(model, `${p}.mlp.gate_proj.weight`), w(model, `${p}.mlp.up_proj.weight`)], 1) as tf.Tensor2D
+    ),
+  };
+}
+
+/**
+ * Frees what {@linkcode fuseWeights} made.
+ *
+ * Source: TensorFlow.js memory management (`tf.dispose`).
+ *
+ * @param fused The fused weights.
+ * @returns Nothing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tf } from "../tf.ts";
+ * import { modelPreset } from "./config.ts";
+ * import { createModel } from "./params.ts";
+ * import { disposeFusedWeights, fuseWeights } from "./transformer.ts";
+ *
+ * const m = createModel(modelPreset("tiny", 20));
+ * const before = tf.memory().numTensors;
+ * disposeFusedWeights(fuseWeights(m));
+ * assert.equal(tf.memory().numTensors, before);
+ * m.dispose();
+ * ```
+ */
+export function disposeFusedWeights(fused: FusedWeights): void {
+  tf.dispose([...fused.qkv, ...fused.gateUp]);
 }
 
 /**

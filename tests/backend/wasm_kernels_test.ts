@@ -58,6 +58,11 @@ Deno.test("Transpose on wasm (JS tiles for some matrices, the rest built in) equ
   cases.push({ shape: [128, 128], perm: [1, 0], dtype: "float32" });
   cases.push({ shape: [384, 70], perm: [1, 0], dtype: "float32" });
   cases.push({ shape: [256, 200], perm: [1, 0], dtype: "int32" });
+  // batches of such matrices (attention's [B·H, T, S] probabilities), and batches the built-in keeps
+  cases.push({ shape: [3, 256, 128], perm: [0, 2, 1], dtype: "float32" });
+  cases.push({ shape: [2, 128, 200], perm: [0, 2, 1], dtype: "int32" });
+  cases.push({ shape: [3, 256, 32], perm: [0, 2, 1], dtype: "float32" });
+  cases.push({ shape: [2, 128, 128], perm: [1, 0, 2], dtype: "float32" });
   const run = async (backend: "cpu" | "wasm") => {
     await setBackend(backend);
     return cases.map(({ shape, perm, dtype }) =>
@@ -74,4 +79,31 @@ Deno.test("Transpose on wasm (JS tiles for some matrices, the rest built in) equ
   // the backend's own kernels that transpose internally (a sum over a leading axis) still work
   assertAllClose(tf.sum(tf.tensor3d([[[1, 2], [3, 4]], [[5, 6], [7, 8]]]), 0), [[6, 8], [10, 12]]);
   assertNoTensorLeak(() => tf.tidy(() => tf.transpose(tf.ones([3, 4, 5]), [2, 0, 1])));
+});
+
+Deno.test("Identity on wasm shares the data (no copy), reference-counted: a clone outlives its source, a variable its value", () => {
+  const backend = tf.backend() as unknown as { dataIdMap: { get(id: unknown): { memoryOffset: number } } };
+  const before = tf.memory().numDataBuffers;
+  const x = tf.tensor2d([[1, 2], [3, 4]]);
+  const y = tf.clone(x);
+  assert.equal(backend.dataIdMap.get(y.dataId).memoryOffset, backend.dataIdMap.get(x.dataId).memoryOffset);
+  assert.equal(tf.memory().numDataBuffers - before, 1, "one buffer for a tensor and its clone");
+  x.dispose();
+  assertAllClose(y, [[1, 2], [3, 4]]); // still readable once its source is gone
+  const v = tf.variable(y);
+  y.dispose();
+  const doubled = tf.mul(v, 2) as tf.Tensor2D;
+  v.assign(doubled);
+  doubled.dispose();
+  assertAllClose(v, [[2, 4], [6, 8]]);
+  v.dispose();
+  assert.equal(tf.memory().numDataBuffers, before);
+  // a custom gradient's saved tensors are such clones: gradients stay exact
+  const f = tf.customGrad(
+    ((a: tf.Tensor, save: tf.GradSaveFunc) => {
+      save([a]);
+      return { value: tf.square(a), gradFunc: (dy: tf.Tensor, [s]: tf.Tensor[]) => tf.mul(dy, tf.mul(s!, 2)) };
+    }) as unknown as Parameters<typeof tf.customGrad>[0],
+  );
+  assertAllClose(tf.grad((a: tf.Tensor) => tf.sum(f(a) as tf.Tensor))(tf.tensor1d([1, -3])), [2, -6]);
 });

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel } from "../../lib/model/params.ts";
-import { causalBias, forwardHidden, forwardLogits, outputLogits, valueHead } from "../../lib/model/transformer.ts";
+import {
+  causalBias,
+  disposeFusedWeights,
+  forwardHidden,
+  forwardLogits,
+  fuseWeights,
+  outputLogits,
+  valueHead,
+} from "../../lib/model/transformer.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 import { assertNoTensorLeak, onBackends } from "../_helpers.ts";
 import { saveCheckpoint } from "../../lib/model/checkpoint.ts";
@@ -64,6 +72,35 @@ Deno.test("forwardHidden() one token at a time (the decoding path) equals the fu
   }
   tf.dispose([full, hidden, cache!.keys, cache!.values]);
   m.dispose();
+});
+
+Deno.test("forwardHidden() with fused q|k|v and gate|up weights equals the separate products bit for bit (prefill and decoding, 1 and 2 threads)", async () => {
+  const { setBackend, wasmThreads } = await import("../../lib/backend/backend.ts");
+  const before = wasmThreads();
+  try {
+    for (const threads of [1, 2]) {
+      await setBackend("wasm", { threads });
+      const m = createModel(modelPreset("bench", 64), { seed: 8 });
+      const fused = fuseWeights(m);
+      const rows = [[5, 9, 2, 7, 11, 3, 8, 1], [1, 4, 4, 8, 2, 6, 9, 9]];
+      const run = (f: typeof fused | undefined) => {
+        const pre = forwardHidden(m, ids(rows.map((r) => r.slice(0, 7))), { returnCache: true, fused: f });
+        const step = forwardHidden(m, ids(rows.map((r) => [r[7]!])), { cache: pre.cache, returnCache: true, fused: f });
+        const out = [...pre.hidden.dataSync(), ...step.hidden.dataSync()];
+        tf.dispose([pre.hidden, step.hidden, pre.cache!.keys, pre.cache!.values, step.cache!.keys, step.cache!.values]);
+        return out;
+      };
+      const plain = run(undefined);
+      const withFused = run(fused);
+      assert.equal(plain.length, 2 * 8 * 128);
+      const differing = plain.filter((v, i) => !Object.is(v, withFused[i])).length;
+      assert.equal(differing, 0, `${differing} values differ on ${threads} thread(s)`);
+      disposeFusedWeights(fused);
+      m.dispose();
+    }
+  } finally {
+    await setBackend("wasm", { threads: before });
+  }
 });
 
 Deno.test("forwardHidden() with left padding, positions and a padding bias equals the unpadded row", () => {
