@@ -13,6 +13,10 @@
  *   `y = x ⊙ cos + rot(x) ⊙ sin` with `rot(x₀, x₁) = (−x₁, x₀)`, each product
  *   and the sum rounded to float32 as the three built-in kernels it
  *   replaces round them, so the values are the same bit for bit.
+ * - `MempoRmsNorm` (new): `x · rsqrt(mean(x²) + ε) · w` over the last axis
+ *   in one kernel, summing in order in float32 as the built-in Mean does, so
+ *   the values equal the six kernels it replaces bit for bit (passes without
+ *   gradients only: decoding and scoring).
  * - `Transpose` of matrices (and batches of matrices, as attention's
  *   `[B·H, T, S]` probabilities) whose row count is a multiple of 128: the
  *   built-in's writes collide in the cache there (4–8× slower than JS tiles);
@@ -166,6 +170,33 @@ function ropeKernel(args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown
   return out;
 }
 
+/** The name of the fused RMSNorm kernel (wasm only, forward only). */
+export const RMS_NORM_KERNEL = "MempoRmsNorm";
+
+/** `x [..., D]`, `w [D]`, attr `eps` → `x · rsqrt(mean(x²) + eps) · w`. */
+function rmsNormKernel(
+  args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown; attrs?: tfTypes.NamedAttrMap },
+): TensorInfo {
+  const { x, weight } = args.inputs as Record<string, TensorInfo>;
+  const eps = Math.fround(Number(args.attrs?.eps));
+  const backend = args.backend as WasmHeapBackend;
+  const D = x!.shape.at(-1)!;
+  const rows = sizeOf(x!.shape) / D;
+  const out = backend.makeOutput(x!.shape, "float32");
+  const y = backend.typedArrayFromHeap(out) as Float32Array;
+  const xs = backend.typedArrayFromHeap(x!) as Float32Array;
+  const ws = backend.typedArrayFromHeap(weight!) as Float32Array;
+  const f = Math.fround;
+  for (let r = 0; r < rows; r++) {
+    const o = r * D;
+    let sum = 0;
+    for (let i = 0; i < D; i++) sum = f(sum + f(xs[o + i]! * xs[o + i]!));
+    const inv = f(1 / f(Math.sqrt(f(f(sum / D) + eps))));
+    for (let i = 0; i < D; i++) y[o + i] = f(f(xs[o + i]! * inv) * ws[i]!);
+  }
+  return out;
+}
+
 /**
  * Registers the missing kernels on the `wasm` backend (idempotent).
  * `lib/tf.ts` calls it on import; call it yourself only for another tfjs instance.
@@ -207,6 +238,7 @@ export function registerWasmKernels(tf: typeof tfTypes): void {
   };
   register("UnsortedSegmentSum", unsortedSegmentSum);
   register(ROPE_KERNEL, ropeKernel);
+  register(RMS_NORM_KERNEL, rmsNormKernel);
   const identityKernel = (args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown }): TensorInfo => {
     const x = args.inputs.x!;
     if (x.dtype === "string") {

@@ -6,7 +6,7 @@
  * @module
  */
 import { tf } from "../tf.ts";
-import { ROPE_KERNEL } from "../backend/wasm_kernels.ts";
+import { RMS_NORM_KERNEL, ROPE_KERNEL } from "../backend/wasm_kernels.ts";
 import { bmm, dense } from "./dense.ts";
 import type { Model } from "./params.ts";
 
@@ -30,7 +30,8 @@ export interface ForwardOptions {
   returnCache?: boolean;
   /**
    * Concatenated projection weights ({@linkcode fuseWeights}) for a pass without gradients: one product for q, k
-   * and v and one for gate and up instead of five (the same values, bit for bit; fewer kernels per decoded token).
+   * and v and one for gate and up instead of five, and on wasm RMSNorm as one kernel (the same values, bit for
+   * bit; fewer kernels per decoded token). No gradient flows through such a pass.
    */
   fused?: FusedWeights;
 }
@@ -82,7 +83,9 @@ export function causalBias(T: number, past = 0): tf.Tensor2D {
   return tf.tensor2d(v, [T, S]);
 }
 
-function rmsNorm(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor {
+function rmsNorm(x: tf.Tensor, weight: tf.Tensor, eps: number, noGradient = false): tf.Tensor {
+  // wasm, no gradient (decoding, scoring): one kernel, the same float32 values
+  if (noGradient && tf.getBackend() === "wasm") return tf.engine().runKernel(RMS_NORM_KERNEL, { x, weight }, { eps });
   const inv = tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps));
   return tf.mul(tf.mul(x, inv), weight);
 }
@@ -185,6 +188,7 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
   const H = config.nHeads;
   const D = config.dModel;
   const hd = D / H;
+  const noGradient = options.fused !== undefined; // fused weights are for passes without gradients
   let outCache: KvCache | undefined;
   const hidden = tf.tidy(() => {
     // RoPE tables for these positions: [1, 1, T, hd] shared, or [B, 1, T, hd] per row
@@ -215,7 +219,7 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
     let x: tf.Tensor = tf.gather(w(model, "model.embed_tokens.weight"), tokens); // [B, T, D]
     for (let l = 0; l < config.nLayers; l++) {
       const p = `model.layers.${l}`;
-      const n = rmsNorm(x, w(model, `${p}.input_layernorm.weight`), config.normEps);
+      const n = rmsNorm(x, w(model, `${p}.input_layernorm.weight`), config.normEps, noGradient);
       const [qn, kn, vn] = options.fused !== undefined
         ? tf.split(dense(n, options.fused.qkv[l]!), 3, -1)
         : [`${p}.self_attn.q_proj.weight`, `${p}.self_attn.k_proj.weight`, `${p}.self_attn.v_proj.weight`].map((name) =>
@@ -235,7 +239,7 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
       const att = attention(q, k, v, bias, scale);
       const merged = merge(att);
       x = tf.add(x, dense(merged, w(model, `${p}.self_attn.o_proj.weight`) as tf.Tensor2D));
-      const m = rmsNorm(x, w(model, `${p}.post_attention_layernorm.weight`), config.normEps);
+      const m = rmsNorm(x, w(model, `${p}.post_attention_layernorm.weight`), config.normEps, noGradient);
       const [gate, up] = options.fused !== undefined
         ? tf.split(dense(m, options.fused.gateUp[l]!), 2, -1) as [tf.Tensor, tf.Tensor]
         : [
@@ -250,7 +254,7 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
       newValues.forEach((t) => tf.keep(t));
       outCache = { keys: newKeys, values: newValues };
     }
-    return rmsNorm(x, w(model, "model.norm.weight"), config.normEps) as tf.Tensor3D;
+    return rmsNorm(x, w(model, "model.norm.weight"), config.normEps, noGradient) as tf.Tensor3D;
   });
   return outCache === undefined ? { hidden } : { hidden, cache: outCache };
 }
