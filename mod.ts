@@ -234,6 +234,9 @@ export {
 export {
   createTeacher,
   droppedObjectives,
+  FORGOTTEN,
+  type MemoryFormat,
+  stateTeacherTurn,
   type TeacherOptions,
   type TeacherTurn,
   teacherTurn,
@@ -315,6 +318,14 @@ export {
   probeTurns,
   reverseObjectives,
 } from "./lib/diagnostics/copy_diagnostic.ts";
+export { type Hits, teacherForcedHits } from "./lib/diagnostics/teacher_forced.ts";
+export {
+  STEP_KINDS,
+  type StepAccuracy,
+  stepAccuracy,
+  type StepKind,
+  stepPositions,
+} from "./lib/diagnostics/step_diagnostic.ts";
 export {
   checkRunTokenizer,
   ensureData,

@@ -33,7 +33,7 @@ const load = async (name: string) => {
 const sft = await load("sft");
 const trained = new Map<Algorithm, Model>();
 for (const a of config.rl.algorithms) trained.set(a, await load(a));
-const agents = runAgents(sft, trained, data.tokenizer);
+const agents = runAgents(sft, trained, data.tokenizer, config.sft.teacherMemory ?? "state");
 const t0 = performance.now();
 const rows = await evaluateAgents(
   agents,
@@ -47,6 +47,7 @@ const diagnostic = await copyDiagnostics(agents, data, {
   questions: config.eval.questions,
   maxTurnTokens: config.eval.maxTurnTokens,
   seed: config.seed,
+  memory: config.sft.teacherMemory ?? "state",
 });
 await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 }, diagnostic, unseenTestWords(data));
 console.log(evalMarkdown(rows));

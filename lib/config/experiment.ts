@@ -10,6 +10,7 @@ import type { ModelPresetName } from "../model/config.ts";
 import type { KlEstimator } from "../loss/kl.ts";
 import type { GroupStd } from "../advantage/grpo.ts";
 import type { WorldSizes } from "../env/world.ts";
+import type { MemoryFormat } from "../env/teacher.ts";
 
 /** RL algorithms. */
 export type Algorithm = "ppo" | "grpo" | "mempo";
@@ -41,6 +42,11 @@ export interface DataConfig {
    * `q1 … ; q2 …`). @default "marker"
    */
   trainOrder?: "marker" | "shuffled";
+  /**
+   * Whether questions name their objectives (`q1 … ; q2 …`) or only separate them (`… ; …`); without markers an
+   * 8-objective question has no word (entity names aside) that 1–4-objective training questions lack. @default true
+   */
+  markers?: boolean;
 }
 
 /** Supervised fine-tuning on teacher demonstrations. */
@@ -66,6 +72,12 @@ export interface SftConfig {
   inductionNoise?: number;
   /** Teacher's probability of forgetting an earlier answer (SPEC §6: 0.3). */
   dropProbability: number;
+  /**
+   * What the teacher's `<mem>` holds: `"state"` (the objectives still open, then the answers found: the same
+   * operation every turn, whatever the number of objectives) or `"slots"` (numbered slots of the facts read, the
+   * earlier default). @default "state"
+   */
+  teacherMemory?: MemoryFormat;
 }
 
 /** RL (shared by PPO, GRPO, MemPO). */
@@ -199,6 +211,9 @@ const BASE: ExperimentConfig = {
     // steps) it gives 6 and 8 answers but copies the wrong names (EM 0.84 / 0.31 / 0.02 / 0 / 0, memory context,
     // against 0.69 / 0.44 / 0.17 / 0 / 0; README)
     auxObjectives: [1, 2, 3, 4],
+    // questions separate their objectives by ";" only: with markers (q1 … ; q2 …) an 8-objective question holds
+    // q5-q8, which no training question of 1-4 objectives has
+    markers: false,
     // training questions are numbered q1-qk like the test questions, so a policy trained on at most 4 objectives
     // never sees q5-q8 (eval.md lists a test set's unseen words). Showing them cost more than it gave, each from the
     // same seed: trainMarkers 8 (a run of k markers starting at random in q1-q8) left the SFT loss at 0.38 instead
@@ -217,6 +232,9 @@ const BASE: ExperimentConfig = {
     warmupSteps: 20,
     demos: 3200,
     dropProbability: 0.3,
+    // the memory is the agent's whole state (open objectives | answers found): the same work every turn whatever the
+    // number of objectives, so a policy trained on 1-4 can extend to 6 and 8
+    teacherMemory: "state",
     // with 700 steps the induction warm-up's loss fell from ~4 to 0.11 between steps 250 and 500, 0.07 at 550 and
     // 0.04 at 700: the last 150 steps bought less than 100 more SFT steps. At 550 (the cosine now ending there) it is
     // 4.31 / 1.64 / 1.19 at steps 250 / 500 / 550; with inductionNoise 32 it stays at 5.43 (no induction head)
@@ -283,6 +301,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
       testObjectives: [1, 2, 4],
       trainObjectives: 1,
       sizes: { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 },
+      markers: false,
     },
     sft: {
       ...BASE.sft,
@@ -304,8 +323,8 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
 
 /** Optional fields a preset may leave out but an override may set. */
 const OPTIONAL_FIELDS: Record<string, string[]> = {
-  data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers", "trainOrder"],
-  sft: ["pretrainSteps", "inductionMix", "inductionNoise"],
+  data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers", "trainOrder", "markers"],
+  sft: ["pretrainSteps", "inductionMix", "inductionNoise", "teacherMemory"],
   rl: ["memThreshold", "memCloseTag", "memPool", "memCoverage", "memSpanWeight", "worlds", "seed"],
 };
 
@@ -462,6 +481,11 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
   if (c.data.auxWorlds !== undefined) int("data.auxWorlds", c.data.auxWorlds, 0);
   if (c.data.auxObjectives !== undefined) objectiveList("data.auxObjectives", c.data.auxObjectives);
   if (c.data.trainOrder !== undefined) oneOf("data.trainOrder", c.data.trainOrder, ["marker", "shuffled"]);
+  if (c.data.markers !== undefined && typeof c.data.markers !== "boolean") {
+    throw new RangeError(
+      `Invalid config: data.markers must be true or false, current value is ${JSON.stringify(c.data.markers)}`,
+    );
+  }
   if (c.data.trainMarkers !== undefined) {
     int("data.trainMarkers", c.data.trainMarkers, 0);
     const most = Math.max(...[c.data.trainObjectives ?? 2, c.data.auxObjectives ?? []].flat());
@@ -480,6 +504,7 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
   if (c.sft.pretrainSteps !== undefined) int("sft.pretrainSteps", c.sft.pretrainSteps, 0);
   if (c.sft.inductionMix !== undefined) range("sft.inductionMix", c.sft.inductionMix, 0, 10);
   if (c.sft.inductionNoise !== undefined) int("sft.inductionNoise", c.sft.inductionNoise, 0);
+  if (c.sft.teacherMemory !== undefined) oneOf("sft.teacherMemory", c.sft.teacherMemory, ["state", "slots"]);
   if (!Array.isArray(c.rl.algorithms)) throw new RangeError(`Invalid config: rl.algorithms must be a list`);
   c.rl.algorithms.forEach((a, i) => oneOf(`rl.algorithms[${i}]`, a, ["ppo", "grpo", "mempo"]));
   int("rl.steps", c.rl.steps, 0);

@@ -39,7 +39,7 @@ export interface BuildDataOptions extends QaSplitOptions {
  * whenever the generator changes, so a data directory written by an older
  * generator is rebuilt rather than reused.
  */
-export const DATA_VERSION = 7;
+export const DATA_VERSION = 8;
 
 /** What a data directory holds once loaded. */
 export interface LoadedData {
@@ -62,7 +62,7 @@ const SCAFFOLD = [
   SYSTEM_PROMPT,
   NO_RESULTS,
   "[Doc 1] [Doc 2] [Doc 3] [Doc 4] [Doc 5]",
-  "none answer unknown = ~ , ; .",
+  "none answer unknown = ~ , ; . |",
   Array.from({ length: 16 }, (_, i) => String(i + 1)).join(" "),
   Object.keys(RELATIONS).join(" "),
 ];

@@ -7,14 +7,14 @@
  *
  * @module
  */
-import { tf } from "../tf.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import type { Model } from "../model/params.ts";
-import { forwardLogits } from "../model/transformer.ts";
-import { chunksByTokens } from "../model/score.ts";
 import type { LoadedData } from "../data/build.ts";
 import type { QaRecord } from "../data/dataset.ts";
-import { collateLm, disposeLmBatch, type LmSequence } from "../train/collate.ts";
+import type { LmSequence } from "../train/collate.ts";
+import { teacherForcedHits } from "./teacher_forced.ts";
+import { STEP_KINDS, type StepAccuracy, stepAccuracy } from "./step_diagnostic.ts";
+import type { MemoryFormat } from "../env/teacher.ts";
 import { teacherDemonstrations } from "../train/demos.ts";
 import type { AgentSpec } from "../eval/evaluate.ts";
 
@@ -127,36 +127,6 @@ export async function copyAccuracy(
   }).sort((a, b) =>
     order.indexOf(a.tag) - order.indexOf(b.tag) || (a.kind === b.kind ? 0 : a.kind === "name" ? -1 : 1)
   );
-}
-
-/**
- * Teacher-forced greedy hits at keyed positions: one forward per chunk of
- * right-padded sequences (causal: padding never changes an earlier position).
- */
-async function teacherForcedHits(
-  model: Model,
-  tokenizer: Tokenizer,
-  items: readonly { s: LmSequence; keys: [number, string][] }[],
-): Promise<Map<string, { correct: number; total: number }>> {
-  const hits = new Map<string, { correct: number; total: number }>();
-  const keyed = items.filter((x) => x.keys.length > 0);
-  for (const chunk of chunksByTokens(keyed, (x) => x.s.tokens.length, 32, 4096)) {
-    const batch = collateLm(chunk.map((x) => x.s), tokenizer.padId);
-    const argmax = tf.tidy(() => tf.argMax(forwardLogits(model, batch.tokens), -1));
-    const predicted = await argmax.data();
-    const L = batch.tokens.shape[1];
-    argmax.dispose();
-    disposeLmBatch(batch);
-    chunk.forEach(({ s, keys }, b) => {
-      for (const [i, key] of keys) {
-        const h = hits.get(key) ?? { correct: 0, total: 0 };
-        h.correct += predicted[b * L + i - 1] === s.tokens[i] ? 1 : 0;
-        h.total += 1;
-        hits.set(key, h);
-      }
-    });
-  }
-  return hits;
 }
 
 /**
@@ -387,6 +357,8 @@ export interface CopyDiagnostic {
   objectives: number;
   /** Agent name → cells. */
   agents: Record<string, CopyAccuracy[]>;
+  /** Agent name → accuracy per step of the state memory's operation (state-memory teachers only). */
+  steps?: Record<string, StepAccuracy[]>;
 }
 
 /**
@@ -418,12 +390,13 @@ export interface CopyDiagnostic {
 export async function probeTurns(
   data: LoadedData,
   records: readonly QaRecord[],
-  options: { seed: number; maxTurnTokens: number; maxPositions: number },
+  options: { seed: number; maxTurnTokens: number; maxPositions: number; memory?: MemoryFormat },
 ): Promise<LmSequence[]> {
   const { sequences } = await teacherDemonstrations(data, {
     count: records.length,
     dropProbability: 0,
     seed: options.seed,
+    ...(options.memory ? { memory: options.memory } : {}),
     policies: ["memory"],
     maxPositions: options.maxPositions,
     maxTurnTokens: options.maxTurnTokens,
@@ -440,6 +413,8 @@ export interface CopyDiagnosticOptions {
   maxTurnTokens: number;
   /** Seed of the teacher (it drops nothing here; the seed only names the run). */
   seed: number;
+  /** The teacher's memory format (the run's `sft.teacherMemory`); `"state"` adds the per-step accuracies. @default "state" */
+  memory?: MemoryFormat;
 }
 
 /**
@@ -499,6 +474,10 @@ export async function copyDiagnostics(
         );
       }
       diagnostic.agents[name] = await copyAccuracy(model, data.tokenizer, names, turns.get(maxPositions)!);
+      if ((options.memory ?? "state") === "state") {
+        diagnostic.steps ??= {};
+        diagnostic.steps[name] = await stepAccuracy(model, data.tokenizer, turns.get(maxPositions)!);
+      }
     }
     out.push(diagnostic);
   }
@@ -536,6 +515,19 @@ export function copyDiagnosticMarkdown(sets: readonly CopyDiagnostic[]): string 
       } |`
     )
   );
+  const stepKeys = STEP_KINDS.filter((k) =>
+    sets.some((d) => Object.values(d.steps ?? {}).flat().some((c) => c.step === k))
+  );
+  const stepRows = agents.flatMap((agent) =>
+    sets.filter((d) => d.steps?.[agent] !== undefined).map((d) =>
+      `| ${agent} | ${d.objectives} | ${
+        stepKeys.map((k) => {
+          const c = d.steps![agent]!.find((x) => x.step === k);
+          return c ? `${Math.round((100 * c.correct) / c.total)}% (${c.total})` : "–";
+        }).join(" | ")
+      } |`
+    )
+  );
   return [
     "## Where the agents go wrong",
     "",
@@ -545,5 +537,16 @@ export function copyDiagnosticMarkdown(sets: readonly CopyDiagnostic[]): string 
     `| agent | objectives | ${keys.join(" | ")} |`,
     `| --- | --- | ${keys.map(() => "---").join(" | ")} |`,
     ...rows,
+    ...(stepRows.length === 0 ? [] : [
+      "",
+      "Each step of the memory's per-turn operation, on the same turns: the open objectives copied from the question " +
+      "(first turn) or carried from the previous memory, the one rewritten after a first hop, the answers carried and " +
+      "the one appended from the document just read, the separators, the think, the search and the final answer " +
+      "(accuracy over the step's tokens; tokens scored in parentheses).",
+      "",
+      `| agent | objectives | ${stepKeys.join(" | ")} |`,
+      `| --- | --- | ${stepKeys.map(() => "---").join(" | ")} |`,
+      ...stepRows,
+    ]),
   ].join("\n");
 }

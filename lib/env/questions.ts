@@ -229,6 +229,13 @@ export interface QaSplitOptions {
    * `"marker"`. @default "marker"
    */
   trainOrder?: "marker" | "shuffled";
+  /**
+   * Whether a question names its objectives (`q1 … ; q2 …`) or only separates
+   * them (`… ; …`). Without markers every word of an 8-objective question
+   * (entity names aside) also occurs in 1–4-objective training questions.
+   * @default true
+   */
+  markers?: boolean;
 }
 
 /** Train questions and one test set per objective count. */
@@ -248,6 +255,7 @@ function makeQuestion(
   rng: Rng,
   markers?: string[],
   order?: number[],
+  named = true,
 ): QaItem {
   const types = [...subjects.keys()].filter((t) => subjects.get(t)!.length > 0);
   const chosen = new Set<string>();
@@ -263,7 +271,9 @@ function makeQuestion(
   }
   subQuestions.forEach((q, i) => q.marker = markers?.[i] ?? objectiveMarker(i));
   return {
-    question: numberedQuestion(subQuestions, order),
+    question: named
+      ? numberedQuestion(subQuestions, order)
+      : (order ?? subQuestions.map((_, i) => i)).map((i) => subQuestions[i]!.text).join(" ; "),
     subQuestions,
     targets: subQuestions.map((q) => [q.answer]),
   };
@@ -301,6 +311,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     testFraction = 0.3,
     trainMarkers = 0,
     trainOrder = "marker",
+    markers = true,
   } = options;
   if (!(testFraction > 0 && testFraction < 1)) {
     throw new RangeError(`Cannot build QA splits: testFraction must be in (0, 1), current value is ${testFraction}`);
@@ -355,10 +366,15 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
   return {
     train: Array.from({ length: trainCount }, (_, i) => {
       const k = ks[i % ks.length]!;
-      return makeQuestion(world, train, k, rng, drawMarkers(k), drawOrder(k));
+      return makeQuestion(world, train, k, rng, drawMarkers(k), drawOrder(k), markers);
     }),
     test: new Map(
-      testObjectives.map((k) => [k, Array.from({ length: testCount }, () => makeQuestion(world, test, k, rng))]),
+      testObjectives.map((
+        k,
+      ) => [
+        k,
+        Array.from({ length: testCount }, () => makeQuestion(world, test, k, rng, undefined, undefined, markers)),
+      ]),
     ),
     testSubjects,
   };

@@ -1,8 +1,12 @@
 /**
  * A scripted teacher that writes demonstrations in the exact turn format:
- * one search per hop, memory as numbered slots, then the answer from memory.
- * With `dropProbability > 0` it forgets earlier answers from `<mem>` (default
- * 0.3), so an SFT policy imitating it leaves room for MemPO's memory advantage.
+ * one search per hop, then the answer from memory. Its memory is either the
+ * agent's whole state (`memory: "state"`, the default: the objectives still
+ * open, then the answers found, so every turn does the same work whatever
+ * the number of objectives) or numbered slots of the facts read
+ * (`memory: "slots"`, the earlier format). With `dropProbability > 0` it
+ * forgets earlier answers (default 0.3), so an SFT policy imitating it leaves
+ * room for MemPO's memory advantage.
  *
  * @module
  */
@@ -11,12 +15,85 @@ import { encode, type Tokenizer } from "../text/tokenizer.ts";
 import type { AgentPolicy, TurnOutput, TurnRequest } from "./rollout.ts";
 import { markerOf, type SubQuestion } from "./questions.ts";
 
+/** The teacher's memory: the agent's whole state, or numbered slots of the facts read. */
+export type MemoryFormat = "state" | "slots";
+
 /** Options of {@linkcode createTeacher}. */
 export interface TeacherOptions {
   /** Probability that an earlier objective's answer is dropped from `<mem>` (once dropped, gone). @default 0.3 */
   dropProbability?: number;
   /** Seed of the drops (with the episode id). @default 0 */
   seed?: number;
+  /** What its `<mem>` holds ({@linkcode stateTeacherTurn} or {@linkcode teacherTurn}). @default "state" */
+  memory?: MemoryFormat;
+}
+
+/** The word a dropped answer becomes in a state memory and in the answer. */
+export const FORGOTTEN = "unknown";
+
+/**
+ * The teacher's turn `t` with the agent's whole state in memory: the
+ * objectives still open, in the question's order (each as the entity to look
+ * up next and the relations still to follow), then `|`, then the answers
+ * found, in order. The plan is one search per hop of every objective in
+ * order, then the answer. Each turn after the first is the same operation,
+ * whatever the number of objectives: read the fact the latest search
+ * returned for the first open objective; if it was its last hop, drop it
+ * from the open list and append the answer (pop and append), else replace it
+ * by the entity found and the relations left; copy the rest; think and search
+ * the new first open objective. The first turn copies the question's
+ * objectives into the open list (as `MEM1`'s internal state holds the task).
+ * A dropped objective's answer becomes `unknown` once it is no longer the
+ * answer just found (so the answer's count stays right and that one is wrong).
+ *
+ * ```text
+ * q: zorbex was born in which city ? ; vunom was founded by someone born in which city ?
+ * <mem> zorbex born ; vunom founder born | </mem> <think> zorbex born </think> <search> zorbex born </search>
+ * <mem> vunom founder born | kalmar </mem> <think> vunom founder </think> <search> vunom founder </search>
+ * <mem> olvan born | kalmar </mem> <think> olvan born </think> <search> olvan born </search>
+ * <mem> | kalmar ; tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
+ * ```
+ *
+ * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state that
+ * carries the task as well as what was found; MemPO's `<mem>` turn format.
+ *
+ * @param subQuestions The question's objectives.
+ * @param turn Turn index (0-based).
+ * @param dropped Objectives (0-based) whose answers are forgotten once earlier.
+ * @returns The turn, or null past the plan's end.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stateTeacherTurn } from "./teacher.ts";
+ *
+ * const q = [{ text: "zorbex was born in which city ?", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
+ * assert.deepEqual(stateTeacherTurn(q, 0, new Set()), { mem: "zorbex born |", think: "zorbex born", action: "search", content: "zorbex born" });
+ * assert.deepEqual(stateTeacherTurn(q, 1, new Set()), { mem: "| kalmar", think: "answer", action: "answer", content: "kalmar" });
+ * ```
+ */
+export function stateTeacherTurn(
+  subQuestions: readonly SubQuestion[],
+  turn: number,
+  dropped: ReadonlySet<number>,
+): TeacherTurn | null {
+  const steps = subQuestions.flatMap((q, i) => q.hops.map((h, j) => ({ i, j, hop: h })));
+  if (turn > steps.length) return null;
+  const done = steps.slice(0, turn);
+  const fresh = done.at(-1)?.i;
+  const open: string[] = [];
+  const found: string[] = [];
+  subQuestions.forEach((q, i) => {
+    const read = done.filter((s) => s.i === i).length;
+    if (read < q.hops.length) {
+      const next = q.hops[read]!;
+      open.push([next.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
+    } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
+  });
+  const mem = [open.join(" ; "), "|", found.join(" ; ")].filter((p) => p !== "").join(" ");
+  if (turn === steps.length) return { mem, think: "answer", action: "answer", content: found.join(" ; ") };
+  const { hop } = steps[turn]!;
+  return { mem, think: `${hop.entity} ${hop.relation}`, action: "search", content: `${hop.entity} ${hop.relation}` };
 }
 
 /** What the teacher writes at one turn (text after the forced `<mem>`). */
@@ -96,7 +173,7 @@ export function teacherTurn(
       mem,
       think: "answer",
       action: "answer",
-      content: subQuestions.map((_, i) => known.get(i) ?? "unknown").join(" ; "),
+      content: subQuestions.map((_, i) => known.get(i) ?? FORGOTTEN).join(" ; "),
     };
   }
   // the objective, the entity to look up (the question's subject, or the one found) and the relation
@@ -145,7 +222,7 @@ export function droppedObjectives(question: string, count: number, options: Teac
  * Source: scripted demonstrations for SFT (MiniMind's agent SFT data, MemPO's cold start).
  *
  * @param tokenizer The tokenizer.
- * @param options Drop probability and seed.
+ * @param options Drop probability, seed and memory format.
  * @returns The policy; its turns have log-prob 0.
  *
  * @example
@@ -158,7 +235,13 @@ export function droppedObjectives(question: string, count: number, options: Teac
  * ```
  */
 export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}): AgentPolicy {
-  const { dropProbability = 0.3, seed = 0 } = options;
+  const { dropProbability = 0.3, seed = 0, memory = "state" } = options;
+  if (memory !== "state" && memory !== "slots") {
+    throw new RangeError(
+      `Invalid teacher: memory must be "state" or "slots", current value is ${JSON.stringify(memory)}`,
+    );
+  }
+  const turnOf = memory === "state" ? stateTeacherTurn : teacherTurn;
   if (!(dropProbability >= 0 && dropProbability <= 1)) {
     throw new RangeError(`Invalid teacher: dropProbability must be in [0, 1], current value is ${dropProbability}`);
   }
@@ -168,7 +251,7 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
         const subs = episode.task.subQuestions;
         if (subs === undefined) throw new TypeError(`The teacher needs task.subQuestions (episode ${episode.id})`);
         const dropped = droppedObjectives(episode.task.question, subs.length, { dropProbability, seed });
-        const t = teacherTurn(subs, episode.turns.length, dropped);
+        const t = turnOf(subs, episode.turns.length, dropped);
         const text = t === null
           ? "</mem>"
           : `${t.mem} </mem> <think> ${t.think} </think> <${t.action}> ${t.content} </${t.action}>`;

@@ -12,7 +12,7 @@ import type { Model } from "../model/params.ts";
 import type { ContextPolicy } from "../env/context.ts";
 import { type AgentPolicy, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
-import { createTeacher } from "../env/teacher.ts";
+import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import { tasksFromRecords } from "../train/demos.ts";
 import type { Algorithm, EvalConfig } from "../config/experiment.ts";
@@ -52,6 +52,7 @@ export const AGENT_NAMES: Readonly<Record<Algorithm, string>> = { ppo: "PPO", gr
  * @param sft The SFT model.
  * @param trained RL policies by algorithm, in table order.
  * @param tokenizer The tokenizer (the teacher writes its turns with it).
+ * @param memory The teacher's memory format (the run's `sft.teacherMemory`).
  * @returns The agents, in table order.
  *
  * @example
@@ -73,8 +74,9 @@ export function runAgents(
   sft: Model,
   trained: ReadonlyMap<Algorithm, Model>,
   tokenizer: Tokenizer,
+  memory: MemoryFormat = "state",
 ): AgentSpec[] {
-  const teacher = createTeacher(tokenizer, { dropProbability: 0 });
+  const teacher = createTeacher(tokenizer, { dropProbability: 0, memory });
   const maxPositions = sft.config.maxPositions;
   return [
     { name: "Teacher", policy: teacher, maxPositions, contextPolicy: "full" },

@@ -249,6 +249,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     const { sequences: demos } = await teacherDemonstrations(data, {
       count: config.sft.demos,
       dropProbability: config.sft.dropProbability,
+      memory: config.sft.teacherMemory ?? "state",
       seed: config.seed,
       maxPositions: modelConfig.maxPositions,
       maxTurnTokens: config.rl.maxTurnTokens,
@@ -420,7 +421,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 
   // evaluation
   t = clock();
-  const agents = runAgents(sft, new Map(config.rl.algorithms.map((a) => [a, trained.get(a)!])), data.tokenizer);
+  const agents = runAgents(
+    sft,
+    new Map(config.rl.algorithms.map((a) => [a, trained.get(a)!])),
+    data.tokenizer,
+    config.sft.teacherMemory ?? "state",
+  );
   const total = agents.length * data.test.size;
   let done = 0;
   const rows = await evaluateAgents(agents, data, config.eval, (r) => {
@@ -437,6 +443,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     questions: config.eval.questions,
     maxTurnTokens: config.eval.maxTurnTokens,
     seed: config.seed,
+    memory: config.sft.teacherMemory ?? "state",
   });
   timings.eval = clock() - t;
   await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data));

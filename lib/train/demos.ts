@@ -8,7 +8,7 @@
 import type { LoadedData } from "../data/build.ts";
 import type { QaRecord } from "../data/dataset.ts";
 import { type ContextPolicy } from "../env/context.ts";
-import { createTeacher } from "../env/teacher.ts";
+import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import type { LmSequence } from "./collate.ts";
 
@@ -104,6 +104,8 @@ export interface DemoOptions {
   count: number;
   /** Teacher imperfection. */
   dropProbability: number;
+  /** The teacher's memory format. @default "state" */
+  memory?: MemoryFormat;
   /** Seed. */
   seed: number;
   /** Context policies to demonstrate under. @default ["memory", "full"] */
@@ -157,7 +159,7 @@ export async function teacherDemonstrations(
     maxPositions = 2048,
     maxTurnTokens = 64,
   } = options;
-  const teacher = createTeacher(data.tokenizer, { dropProbability, seed });
+  const teacher = createTeacher(data.tokenizer, { dropProbability, seed, memory: options.memory ?? "state" });
   // the main world and each auxiliary world (own corpus and search tool) get an equal share
   const worlds = options.records
     ? [{ train: options.records, search: data.search }]

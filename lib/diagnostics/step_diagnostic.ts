@@ -1,0 +1,191 @@
+/**
+ * Does the policy learn each step of the state memory's per-turn operation?
+ * Teacher-forced accuracy on the scripted teacher's turns, each learned token
+ * labelled by the step it belongs to: the open objectives taken from the
+ * question (first turn), carried from the previous memory, or the one
+ * rewritten after a first hop; the answers carried or appended; the think,
+ * the search and the final answer.
+ *
+ * @module
+ */
+import type { Tokenizer } from "../text/tokenizer.ts";
+import type { Model } from "../model/params.ts";
+import type { LmSequence } from "../train/collate.ts";
+import { teacherForcedHits } from "./teacher_forced.ts";
+
+/** The steps of a state-memory turn, in the order they are reported. */
+export const STEP_KINDS = [
+  "open from question",
+  "open carried",
+  "open next hop",
+  "answers carried",
+  "answer appended",
+  "separators",
+  "think",
+  "search",
+  "final answer",
+] as const;
+
+/** One step of the operation. */
+export type StepKind = typeof STEP_KINDS[number];
+
+/** Accuracy of one step kind. */
+export interface StepAccuracy {
+  /** The step. */
+  step: StepKind;
+  /** Tokens predicted right. */
+  correct: number;
+  /** Tokens scored. */
+  total: number;
+}
+
+interface StateMemory {
+  open: string[][];
+  done: string[][];
+}
+
+/** Splits a state memory's words (`a r ; b r r | x ; y`) into its open items and its answers. */
+function parseState(words: readonly string[]): StateMemory {
+  const bar = words.indexOf("|");
+  const items = (part: readonly string[]) =>
+    part.length === 0 ? [] : part.join(" ").split(" ; ").map((item) => item.split(" ").filter((w) => w !== ""));
+  return {
+    open: items(bar < 0 ? words : words.slice(0, bar)),
+    done: items(bar < 0 ? [] : words.slice(bar + 1)),
+  };
+}
+
+/**
+ * Labels the learned tokens of one teacher turn (state memory format) by
+ * step. The previous memory is the last complete `<mem> … </mem>` of the
+ * context; on the first turn there is none, and every open objective comes
+ * from the question. Tags are not labelled.
+ *
+ * Source: this package (the operation of `stateTeacherTurn`).
+ *
+ * @param tokenizer The tokenizer.
+ * @param sequence A teacher turn sequence (context, then the turn with loss mask 1).
+ * @returns `[position, step]` pairs.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { stepPositions } from "./step_diagnostic.ts";
+ *
+ * const tok = buildTokenizer(["a b c d born founder x | ;"]);
+ * const context = "<mem> a born ; b founder born | </mem> <information> x </information> <mem>";
+ * const turn = "b founder born | x </mem> <think> b founder </think> <search> b founder </search>";
+ * const ids = encode(tok, `${context} ${turn}`).ids;
+ * const n = encode(tok, context).ids.length;
+ * const labels = stepPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) });
+ * assert.deepEqual(labels.map(([, s]) => s), [
+ *   "open carried", "open carried", "open carried", "separators", "answer appended",
+ *   "think", "think", "search", "search",
+ * ]);
+ * ```
+ */
+export function stepPositions(tokenizer: Tokenizer, sequence: LmSequence): [number, StepKind][] {
+  const words = sequence.tokens.map((id) => tokenizer.tokens[id] ?? "");
+  const first = sequence.lossMask.indexOf(1);
+  if (first < 0) return [];
+  // the previous memory: the last <mem> … </mem> that closes before the turn
+  let previous: StateMemory | undefined;
+  const close = words.lastIndexOf("</mem>", first - 1);
+  if (close >= 0) {
+    const open = words.lastIndexOf("<mem>", close);
+    if (open >= 0) previous = parseState(words.slice(open + 1, close));
+  }
+  const out: [number, StepKind][] = [];
+  const end = words.indexOf("</mem>", first);
+  const memEnd = end < 0 ? sequence.tokens.length : end;
+  // memory: walk its items, labelling each word by its item's step
+  const bar = words.indexOf("|", first);
+  let item: string[] = [];
+  let itemStart = first;
+  let inDone = false;
+  let doneIndex = 0;
+  const flush = (until: number) => {
+    if (item.length === 0) return;
+    let step: StepKind;
+    if (!inDone) {
+      const carried = previous?.open.some((p) => p.join(" ") === item.join(" "));
+      step = previous === undefined ? "open from question" : carried ? "open carried" : "open next hop";
+    } else {
+      step = previous !== undefined && doneIndex < previous.done.length ? "answers carried" : "answer appended";
+      doneIndex += 1;
+    }
+    for (let i = itemStart; i < until; i++) if (sequence.lossMask[i] === 1) out.push([i, step]);
+    item = [];
+  };
+  for (let i = first; i < memEnd; i++) {
+    const w = words[i]!;
+    if (w === ";" || (w === "|" && i === bar && bar < memEnd)) {
+      flush(i);
+      if (sequence.lossMask[i] === 1) out.push([i, "separators"]);
+      if (w === "|") inDone = true;
+      itemStart = i + 1;
+      continue;
+    }
+    if (item.length === 0) itemStart = i;
+    item.push(w);
+  }
+  flush(memEnd);
+  // think, search, final answer: their contents
+  let tag: string | undefined;
+  for (let i = memEnd + 1; i < sequence.tokens.length; i++) {
+    if (sequence.lossMask[i] !== 1) continue;
+    const w = words[i]!;
+    if (/^<\/?(think|search|answer)>$/.test(w)) {
+      tag = w.startsWith("</") ? undefined : w.slice(1, -1);
+      continue;
+    }
+    if (tag === "think") out.push([i, "think"]);
+    else if (tag === "search") out.push([i, "search"]);
+    else if (tag === "answer") out.push([i, "final answer"]);
+  }
+  return out;
+}
+
+/**
+ * Teacher-forced greedy accuracy per step of the state memory's operation.
+ *
+ * ```text
+ * acc(step) = #{ i labelled step : argmax p(· | x_<i) = x_i } / #{ i labelled step }
+ * ```
+ *
+ * Source: this package; see {@linkcode stepPositions}.
+ *
+ * @param model The policy.
+ * @param tokenizer The tokenizer.
+ * @param sequences Teacher turns (state memory format).
+ * @returns One entry per step present, in {@linkcode STEP_KINDS} order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { stepAccuracy } from "./step_diagnostic.ts";
+ *
+ * const tok = buildTokenizer(["a born |"]);
+ * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const ids = encode(tok, "<mem> a born | </mem>").ids;
+ * const cells = await stepAccuracy(model, tok, [{ tokens: ids, lossMask: ids.map((_, i) => (i >= 1 ? 1 : 0)) }]);
+ * assert.deepEqual(cells.map((c) => [c.step, c.total]), [["open from question", 2], ["separators", 1]]);
+ * model.dispose();
+ * ```
+ */
+export async function stepAccuracy(
+  model: Model,
+  tokenizer: Tokenizer,
+  sequences: readonly LmSequence[],
+): Promise<StepAccuracy[]> {
+  const hits = await teacherForcedHits(
+    model,
+    tokenizer,
+    sequences.map((s) => ({ s, keys: stepPositions(tokenizer, s) })),
+  );
+  return STEP_KINDS.filter((k) => hits.has(k)).map((step) => ({ step, ...hits.get(step)! }));
+}
