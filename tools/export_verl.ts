@@ -6,8 +6,7 @@
 import { parseArgs } from "node:util";
 import { exportVerl } from "../lib/export/export_verl.ts";
 
-const USAGE =
-  "usage: deno task export-verl runs/NAME --out DIR [--checkpoint sft] [--data DIR]\n" +
+const USAGE = "usage: deno task export-verl runs/NAME --out DIR [--checkpoint sft] [--data DIR]\n" +
   "       deno task export-verl --data data/default --out DIR [--preset default]";
 
 function fail(message: string): never {

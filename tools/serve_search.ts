@@ -17,7 +17,12 @@ let parsed;
 try {
   parsed = parseArgs({
     args: Deno.args,
-    options: { host: { type: "string" }, port: { type: "string" }, topk: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      topk: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -31,7 +36,9 @@ if (values.help) {
 }
 if (positionals.length !== 1) fail(`expected one folder, got ${positionals.length}`);
 const port = Number(values.port ?? "8000");
-if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer in [0, 65535], got ${values.port}`);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  fail(`--port must be an integer in [0, 65535], got ${values.port}`);
+}
 const topk = Number(values.topk ?? "3");
 if (!Number.isInteger(topk) || topk < 1) fail(`--topk must be a positive integer, got ${values.topk}`);
 const hostname = values.host ?? "127.0.0.1";
@@ -47,7 +54,8 @@ let requests = 0;
 const server = Deno.serve({
   hostname,
   port,
-  onListen: ({ hostname, port }) => console.log(`serving ${index.size} documents on http://${hostname}:${port}/retrieve`),
+  onListen: ({ hostname, port }) =>
+    console.log(`serving ${index.size} documents on http://${hostname}:${port}/retrieve`),
 }, (request) => {
   requests += 1;
   return handle(request);

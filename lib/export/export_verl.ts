@@ -187,8 +187,14 @@ export async function exportVerl(options: ExportVerlOptions): Promise<ExportVerl
   await Deno.mkdir(`${out}/config`, { recursive: true });
   const algorithms = [...new Set<Algorithm>(run === undefined ? ["mempo", "grpo", "ppo"] : config.rl.algorithms)];
   for (const a of algorithms) {
-    const text = renderOverrides(verlOverrides(config, a, { ...data, trainCount: data.trainCount }), notCarried(config, a));
-    await Deno.writeTextFile(`${out}/config/${a}.overrides`, `# verl ${VERL_VERSION} overrides for ${a}, from ${run ?? `preset ${preset}`}\n${text}`);
+    const text = renderOverrides(
+      verlOverrides(config, a, { ...data, trainCount: data.trainCount }),
+      notCarried(config, a),
+    );
+    await Deno.writeTextFile(
+      `${out}/config/${a}.overrides`,
+      `# verl ${VERL_VERSION} overrides for ${a}, from ${run ?? `preset ${preset}`}\n${text}`,
+    );
     files.push(`config/${a}.overrides`);
   }
   await Deno.writeTextFile(`${out}/config/mempo.json`, JSON.stringify(mempoJson(config), null, 2) + "\n");

@@ -138,7 +138,9 @@ export function hfGenerationConfig(tokenizer: Tokenizer): { eos_token_id: number
  */
 export function ropeHalfPermutation(headDim: number): number[] {
   if (!Number.isInteger(headDim) || headDim < 2 || headDim % 2 !== 0) {
-    throw new RangeError(`Cannot permute RoPE dimensions: headDim must be an even integer ≥ 2, current value is ${headDim}`);
+    throw new RangeError(
+      `Cannot permute RoPE dimensions: headDim must be an even integer ≥ 2, current value is ${headDim}`,
+    );
   }
   const half = headDim / 2;
   return Array.from({ length: headDim }, (_, j) => (j < half ? 2 * j : 2 * (j - half) + 1));

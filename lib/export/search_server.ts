@@ -70,18 +70,29 @@ export type ParsedRetrieveRequest =
 export function parseRetrieveRequest(body: unknown, options: RetrievalOptions = {}): ParsedRetrieveRequest {
   const { defaultTopK = 3, maxTopK = 100, maxQueries = 1024 } = options;
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return { ok: false, error: `the request body must be a JSON object with "queries", current value is ${short(body)}` };
+    return {
+      ok: false,
+      error: `the request body must be a JSON object with "queries", current value is ${short(body)}`,
+    };
   }
   const { queries, topk, return_scores } = body as Record<string, unknown>;
   if (!Array.isArray(queries)) {
     return { ok: false, error: `"queries" must be a list of strings, current value is ${short(queries)}` };
   }
   if (queries.length > maxQueries) {
-    return { ok: false, error: `"queries" must have at most ${maxQueries} entries, current length is ${queries.length}` };
+    return {
+      ok: false,
+      error: `"queries" must have at most ${maxQueries} entries, current length is ${queries.length}`,
+    };
   }
   const bad = queries.findIndex((q) => typeof q !== "string");
-  if (bad >= 0) return { ok: false, error: `"queries[${bad}]" must be a string, current value is ${short(queries[bad])}` };
-  if (topk !== undefined && topk !== null && !(Number.isInteger(topk) && (topk as number) >= 1 && (topk as number) <= maxTopK)) {
+  if (bad >= 0) {
+    return { ok: false, error: `"queries[${bad}]" must be a string, current value is ${short(queries[bad])}` };
+  }
+  if (
+    topk !== undefined && topk !== null &&
+    !(Number.isInteger(topk) && (topk as number) >= 1 && (topk as number) <= maxTopK)
+  ) {
     return { ok: false, error: `"topk" must be an integer in [1, ${maxTopK}], current value is ${short(topk)}` };
   }
   if (return_scores !== undefined && return_scores !== null && typeof return_scores !== "boolean") {
@@ -89,7 +100,11 @@ export function parseRetrieveRequest(body: unknown, options: RetrievalOptions = 
   }
   return {
     ok: true,
-    value: { queries: queries as string[], topk: (topk as number | null | undefined) ?? defaultTopK, returnScores: return_scores === true },
+    value: {
+      queries: queries as string[],
+      topk: (topk as number | null | undefined) ?? defaultTopK,
+      returnScores: return_scores === true,
+    },
   };
 }
 
@@ -172,13 +187,17 @@ export function retrievalHandler(
   return async (request) => {
     const path = new URL(request.url).pathname;
     if (path === "/health") {
-      return request.method === "GET" ? json(200, { status: "ok", documents: index.size }) : json(405, { error: "use GET" }, { allow: "GET" });
+      return request.method === "GET"
+        ? json(200, { status: "ok", documents: index.size })
+        : json(405, { error: "use GET" }, { allow: "GET" });
     }
     if (path !== "/retrieve") return json(404, { error: `no endpoint ${path}: use POST /retrieve` });
     if (request.method !== "POST") return json(405, { error: "use POST /retrieve" }, { allow: "POST" });
     const bytes = new Uint8Array(await request.arrayBuffer());
     if (bytes.length > maxBodyBytes) {
-      return json(413, { error: `the request body must be at most ${maxBodyBytes} bytes, current size is ${bytes.length}` });
+      return json(413, {
+        error: `the request body must be at most ${maxBodyBytes} bytes, current size is ${bytes.length}`,
+      });
     }
     let body: unknown;
     try {

@@ -38,7 +38,13 @@ export interface VerlSizes {
 const ROOT = "${oc.env:MEMPO_EXPORT}";
 
 /** The package's KL estimators under verl's names (`k3`, unclamped here, has no verl twin). */
-const KL_TYPES: Record<KlEstimator, string> = { k1: "kl", abs: "abs", k2: "mse", k3: "low_var_kl", low_var_kl: "low_var_kl" };
+const KL_TYPES: Record<KlEstimator, string> = {
+  k1: "kl",
+  abs: "abs",
+  k2: "mse",
+  k3: "low_var_kl",
+  low_var_kl: "low_var_kl",
+};
 
 /**
  * verl's advantage estimator for an algorithm of this package.
@@ -111,7 +117,10 @@ export function verlOverrides(config: ExperimentConfig, algorithm: Algorithm, si
     }
   }
   const maxPositions = modelPreset(config.model, 1).maxPositions;
-  const response = Math.min(rl.maxTurns * (rl.maxTurnTokens + sizes.maxToolTokens), maxPositions - sizes.maxPromptTokens);
+  const response = Math.min(
+    rl.maxTurns * (rl.maxTurnTokens + sizes.maxToolTokens),
+    maxPositions - sizes.maxPromptTokens,
+  );
   const epochs = Math.max(1, Math.ceil((rl.steps * rl.questionsPerStep) / Math.max(1, sizes.trainCount)));
   const a = "actor_rollout_ref.actor";
   const r = "actor_rollout_ref.rollout";
@@ -166,7 +175,11 @@ export function verlOverrides(config: ExperimentConfig, algorithm: Algorithm, si
     { key: `${r}.top_p`, value: 1, from: "(sampling without nucleus cut, as the package's sampler in RL)" },
     { key: `${r}.multi_turn.enable`, value: true, from: "multi-turn agent (search, then answer)" },
     { key: `${r}.multi_turn.max_assistant_turns`, value: rl.maxTurns, from: "rl.maxTurns" },
-    { key: `${r}.multi_turn.max_tool_response_length`, value: sizes.maxToolTokens, from: "longest tool message (tokens)" },
+    {
+      key: `${r}.multi_turn.max_tool_response_length`,
+      value: sizes.maxToolTokens,
+      from: "longest tool message (tokens)",
+    },
     { key: `${r}.multi_turn.format`, value: "mempo_search", from: "mempo_verl's tool parser for <search>…</search>" },
     { key: `${r}.multi_turn.tool_config_path`, value: `${ROOT}/config/tool_config.yaml`, from: "export config/" },
     { key: `${r}.agent.default_agent_loop`, value: "tool_agent", from: "verl's multi-turn agent loop (full context)" },
@@ -223,7 +236,9 @@ export function notCarried(config: ExperimentConfig, algorithm: Algorithm): stri
   if (algorithm === "mempo") {
     lines.push("MemPO's settings (memCoef, memThreshold, memPool, …): config/mempo.json, read by mempo_verl");
   }
-  if (algorithm === "ppo") lines.push(`rl.vfCoef ${rl.vfCoef}: verl's critic has its own optimizer (no value-loss weight)`);
+  if (algorithm === "ppo") {
+    lines.push(`rl.vfCoef ${rl.vfCoef}: verl's critic has its own optimizer (no value-loss weight)`);
+  }
   return lines;
 }
 

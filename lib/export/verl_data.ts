@@ -55,7 +55,9 @@ export function promptTokens(tokenizer: Tokenizer, record: QaRecord): number[] {
   const roles = new Set(["system", "user", "assistant"]);
   const text = record.prompt.map((m) => {
     if (!roles.has(m.role)) {
-      throw new RangeError(`Cannot render the prompt: role must be system, user or assistant, current value is ${m.role}`);
+      throw new RangeError(
+        `Cannot render the prompt: role must be system, user or assistant, current value is ${m.role}`,
+      );
     }
     return `<|${m.role}|> ${m.content} <|end|>`;
   }).join(" ");

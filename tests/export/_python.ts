@@ -19,7 +19,8 @@ export async function hasTorch(what: string): Promise<boolean> {
   probe ??= new Deno.Command(PYTHON, { args: ["-c", "import torch"], stdout: "null", stderr: "null" }).output()
     .then((o) => o.code === 0, () => false);
   if (await probe) return true;
-  const line = `skipped: ${what}: ${PYTHON} has no torch (install with apt-get install python3-torch libopenblas0-pthread)`;
+  const line =
+    `skipped: ${what}: ${PYTHON} has no torch (install with apt-get install python3-torch libopenblas0-pthread)`;
   if (Deno.env.get("MEMPO_REQUIRE_TORCH") === "1") throw new Error(`MEMPO_REQUIRE_TORCH=1 but ${line}`);
   console.log(line);
   return false;

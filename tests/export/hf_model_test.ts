@@ -23,10 +23,18 @@ Deno.test("hfLlamaConfig() describes the architecture for LlamaForCausalLM and r
     [c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads, c.head_dim, c.intermediate_size],
     [128, 4, 4, 4, 32, 384],
   );
-  assert.deepEqual([c.max_position_embeddings, c.rope_theta, c.rms_norm_eps, c.vocab_size], [2048, 10000, 1e-6, tok.size]);
+  assert.deepEqual([c.max_position_embeddings, c.rope_theta, c.rms_norm_eps, c.vocab_size], [
+    2048,
+    10000,
+    1e-6,
+    tok.size,
+  ]);
   assert.deepEqual([c.tie_word_embeddings, c.attention_bias, c.mlp_bias, c.hidden_act], [true, false, false, "silu"]);
   assert.deepEqual([c.bos_token_id, c.eos_token_id, c.pad_token_id], [tok.eosId, tok.eosId, tok.padId]);
-  assert.throws(() => hfLlamaConfig(modelPreset("tiny", tok.size + 1), tok), /vocabSize \(\d+\) differs from the tokenizer's size/);
+  assert.throws(
+    () => hfLlamaConfig(modelPreset("tiny", tok.size + 1), tok),
+    /vocabSize \(\d+\) differs from the tokenizer's size/,
+  );
   assert.deepEqual(hfGenerationConfig(tok).eos_token_id, [
     tok.special("</search>"),
     tok.special("</answer>"),
@@ -81,7 +89,16 @@ Deno.test("a PyTorch forward written from Hugging Face's Llama, configured only 
   const configs = [
     modelPreset("tiny", tok.size),
     // 4 heads, another θ and ε: read from config.json, or the logits differ
-    validateModelConfig({ vocabSize: tok.size, dModel: 64, nLayers: 3, nHeads: 4, ffnHidden: 96, maxPositions: 96, ropeTheta: 500, normEps: 1e-5 }),
+    validateModelConfig({
+      vocabSize: tok.size,
+      dModel: 64,
+      nLayers: 3,
+      nHeads: 4,
+      ffnHidden: 96,
+      maxPositions: 96,
+      ropeTheta: 500,
+      normEps: 1e-5,
+    }),
   ];
   const rows = [
     Array.from({ length: 80 }, (_, i) => (i * 7 + 3) % tok.size),
@@ -95,7 +112,11 @@ Deno.test("a PyTorch forward written from Hugging Face's Llama, configured only 
     await writeHfModel(dir, m, tok);
     const ours = tf.tidy(() => forwardLogits(m, tf.tensor2d(rows, undefined, "int32")).arraySync()) as number[][][];
     const diff = maxDiff(await hfLogits(dir, rows), ours);
-    console.log(`HF Llama forward vs the package (d ${config.dModel}, ${config.nHeads} heads, 80 tokens): max |Δlogit| ${diff.toExponential(2)}`);
+    console.log(
+      `HF Llama forward vs the package (d ${config.dModel}, ${config.nHeads} heads, 80 tokens): max |Δlogit| ${
+        diff.toExponential(2)
+      }`,
+    );
     assert.ok(diff <= 1e-4, `max |Δlogit| ${diff}`);
     // the permutation matters: the package's own (interleaved-pair) weights under the HF forward are wrong
     const ck = await Deno.makeTempDir();

@@ -28,7 +28,11 @@ Deno.test("hfTokenizerFiles(): only <pad> and <eos> special, unk/eos/pad named, 
   const json = JSON.parse(files["tokenizer.json"]);
   assert.deepEqual(json.added_tokens.map((t: { content: string }) => t.content), [...SPECIAL_TOKENS]);
   for (const t of json.added_tokens) assert.equal(t.special, HF_SPECIAL_TOKENS.includes(t.content), t.content);
-  assert.deepEqual([json.model.type, json.normalizer.type, json.pre_tokenizer.type], ["WordLevel", "Lowercase", "Whitespace"]);
+  assert.deepEqual([json.model.type, json.normalizer.type, json.pre_tokenizer.type], [
+    "WordLevel",
+    "Lowercase",
+    "Whitespace",
+  ]);
   const config = JSON.parse(files["tokenizer_config.json"]);
   assert.deepEqual(
     [config.unk_token, config.eos_token, config.pad_token, config.add_bos_token, config.clean_up_tokenization_spaces],
@@ -69,7 +73,9 @@ Deno.test("the exported tokenizer, read by Hugging Face's tokenizers (npm), enco
     const withPad = [...ids, tok.padId, tok.eosId];
     assert.equal(hf.decode(withPad, { skip_special_tokens: true }), decode(tok, ids));
   }
-  console.log(`tokenizer equality: ${texts.length} task texts, ${tokens} tokens, ids equal (@huggingface/tokenizers 0.2.0)`);
+  console.log(
+    `tokenizer equality: ${texts.length} task texts, ${tokens} tokens, ids equal (@huggingface/tokenizers 0.2.0)`,
+  );
   await Deno.remove(dir, { recursive: true });
 });
 
@@ -92,7 +98,12 @@ for c in json.load(sys.stdin):
         out.append({"error": str(e)})
 print(json.dumps(out))
 `;
-  const child = new Deno.Command(PYTHON, { args: ["-c", script, CHAT_TEMPLATE], stdin: "piped", stdout: "piped", stderr: "piped" })
+  const child = new Deno.Command(PYTHON, {
+    args: ["-c", script, CHAT_TEMPLATE],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  })
     .spawn();
   const w = child.stdin.getWriter();
   await w.write(new TextEncoder().encode(JSON.stringify(conversations)));
@@ -106,7 +117,9 @@ Deno.test("the chat template (rendered by jinja2 as transformers does) gives the
   if (!(await hasTorch("chat template rendering"))) return;
   const probe = await new Deno.Command(PYTHON, { args: ["-c", "import jinja2"], stderr: "null" }).output();
   if (probe.code !== 0) {
-    if (Deno.env.get("MEMPO_REQUIRE_TORCH") === "1") throw new Error(`${PYTHON} has no jinja2 (apt-get install python3-jinja2)`);
+    if (Deno.env.get("MEMPO_REQUIRE_TORCH") === "1") {
+      throw new Error(`${PYTHON} has no jinja2 (apt-get install python3-jinja2)`);
+    }
     console.log(`skipped: chat template rendering: ${PYTHON} has no jinja2 (apt-get install python3-jinja2)`);
     return;
   }
@@ -144,7 +157,9 @@ Deno.test("the chat template (rendered by jinja2 as transformers does) gives the
   conversations.push({ messages: [{ role: "user", content: "" }, { role: "user", content: "" }], generation: false });
   conversations.push({ messages: [{ role: "critic", content: "x" }], generation: false });
   const rendered = await renderChat(conversations);
-  expected.forEach((ids, i) => assert.deepEqual(encode(tok, rendered[i] as string).ids, ids, JSON.stringify(conversations[i])));
+  expected.forEach((ids, i) =>
+    assert.deepEqual(encode(tok, rendered[i] as string).ids, ids, JSON.stringify(conversations[i]))
+  );
   const [one, two, bad] = rendered.slice(-3);
   const a = encode(tok, one as string).ids;
   const b = encode(tok, two as string).ids;

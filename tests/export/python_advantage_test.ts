@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { memoryReward, type MemoryRewardOptions } from "../../lib/advantage/memory_reward.ts";
 import {
   combineAdvantages,
-  memoryAdvantages,
   type MemoryAdvantageOptions,
+  memoryAdvantages,
   spanLengthScales,
 } from "../../lib/advantage/memory_advantage.ts";
-import { grpoAdvantages, type GrpoAdvantageOptions } from "../../lib/advantage/grpo.ts";
+import { type GrpoAdvantageOptions, grpoAdvantages } from "../../lib/advantage/grpo.ts";
 import { outcomeTurnSequences } from "../../lib/train/rl_batch.ts";
 import type { Episode } from "../../lib/env/rollout.ts";
 import { createRng, type Rng } from "../../lib/random.ts";
@@ -46,7 +46,10 @@ function rewardCases(rng: Rng): Case[] {
   const add = (what: string, mem: number[][], full: number[][], mask: number[][], o: MemoryRewardOptions = {}) =>
     cases.push({
       what: `memory_reward ${what}`,
-      call: { fn: "memory_reward", args: { mem, full, mask, threshold: o.threshold ?? null, coverage: o.coverage ?? false } },
+      call: {
+        fn: "memory_reward",
+        args: { mem, full, mask, threshold: o.threshold ?? null, coverage: o.coverage ?? false },
+      },
       expected: tsOr(() => {
         const r = memoryReward({ memAnswerLogProbs: mem, fullAnswerLogProbs: full, answerMask: mask }, o);
         return [r.pMem, r.pFull, r.reward];
@@ -108,7 +111,9 @@ function grpoCases(rng: Rng): Case[] {
     const n = 1 + rng.int(24);
     const scores = Array.from({ length: n }, () => (k % 2 === 0 ? rng.int(2) : rng.next() * 2 - 1));
     const ids = scores.map(() => rng.int(1 + rng.int(5)));
-    const options: GrpoAdvantageOptions[] = [{}, { std: "population", epsilon: 1e-4 }, { normByStd: false }, { epsilon: 0 }];
+    const options: GrpoAdvantageOptions[] = [{}, { std: "population", epsilon: 1e-4 }, { normByStd: false }, {
+      epsilon: 0,
+    }];
     const o = options[k % 4]!;
     add(`random ${k}`, scores, ids, o);
   }
@@ -148,8 +153,9 @@ function memoryAdvantageCases(rng: Rng): Case[] {
   add("pool turn on flat rewards", [0.1, 0.2], [1, 1], { pool: "turn" });
   for (let k = 0; k < 8; k++) {
     const N = 1 + rng.int(8);
-    const rewards = Array.from({ length: N }, () =>
-      Array.from({ length: 1 + rng.int(5) }, (_, t) => (t === 0 || rng.next() < 0.2 ? null : rng.next() - 0.5))
+    const rewards = Array.from(
+      { length: N },
+      () => Array.from({ length: 1 + rng.int(5) }, (_, t) => (t === 0 || rng.next() < 0.2 ? null : rng.next() - 0.5)),
     );
     add(`random ${k}`, rewards, rewards.map(() => rng.int(3)), { pool: k % 2 === 0 ? "question" : "turn" });
   }
@@ -198,7 +204,9 @@ Deno.test("mempo_verl memory reward, GRPO normaliser and memory advantage = the 
       const flat = (x: unknown) => (x as unknown[]).flat(2).filter((v) => v !== null) as number[];
       assertAllClose(flat(got), flat(c.expected), { ...TIGHT, msg: c.what });
     } else {
-      const g = c.call.fn === "memory_reward" ? ["p_mem", "p_full", "reward"].map((k) => (got as Record<string, number[]>)[k]!) : got;
+      const g = c.call.fn === "memory_reward"
+        ? ["p_mem", "p_full", "reward"].map((k) => (got as Record<string, number[]>)[k]!)
+        : got;
       assertAllClose(g as number[], c.expected as number[], { ...TIGHT, msg: c.what });
     }
   });
@@ -231,7 +239,9 @@ function randomBatch(rng: Rng, questions: number, group: number) {
         turns,
         reward: allEqual ? 1 : rng.int(2),
       } as unknown as Episode);
-      memory.push(turns.map((t, k) => (k === 0 || t.memSpan === undefined || rng.next() < 0.1 ? null : rng.next() - 0.5)));
+      memory.push(
+        turns.map((t, k) => (k === 0 || t.memSpan === undefined || rng.next() < 0.1 ? null : rng.next() - 0.5)),
+      );
     }
   }
   return { episodes, memory };
@@ -332,9 +342,9 @@ Deno.test("mempo_verl compute_mempo_advantage = the trainer's MemPO advantages, 
         const batch = verlBatch(episodes, memory, layout);
         // expected rows: the sequences' advantages on their sampled tokens, in the batch's layout
         const perTurn = seqs.map((s) => s.extras.advantages!.filter((_, j) => s.lossMask[j] === 1));
-        const rows = layout === "turn" ? perTurn : episodes.map((_, i) =>
-          seqs.flatMap((s, j) => (s.episode === i ? [...perTurn[j]!, 0, 0] : []))
-        );
+        const rows = layout === "turn"
+          ? perTurn
+          : episodes.map((_, i) => seqs.flatMap((s, j) => (s.episode === i ? [...perTurn[j]!, 0, 0] : [])));
         const T = batch.response_mask[0]!.length;
         const padded = rows.map((r) => [...r, ...new Array(T - r.length).fill(0)]);
         for (const float32 of rep === 0 ? [false, true] : [false]) {
@@ -345,7 +355,11 @@ Deno.test("mempo_verl compute_mempo_advantage = the trainer's MemPO advantages, 
     }
   });
   // verl's own layout without memory: plain GRPO over rows (memory_rewards absent)
-  const plain = { token_level_rewards: [[0, 1], [0, 0], [1, 0]], response_mask: [[1, 1], [1, 1], [1, 0]], index: [0, 0, 1] };
+  const plain = {
+    token_level_rewards: [[0, 1], [0, 0], [1, 0]],
+    response_mask: [[1, 1], [1, 1], [1, 0]],
+    index: [0, 0, 1],
+  };
   calls.push({ fn: "compute_mempo_advantage", args: plain });
   const g = grpoAdvantages([1, 0, 1], [0, 0, 1]);
   expected.push({ what: "no memory: GRPO", rows: [[g[0]!, g[0]!], [g[1]!, g[1]!], [g[2]!, 0]], float32: false });
@@ -366,5 +380,7 @@ Deno.test("mempo_verl compute_mempo_advantage = the trainer's MemPO advantages, 
   assert.match((bad[0] as { error: string }).error, /index must have one entry per row \(3\)/);
   assert.match((bad[1] as { error: string }).error, /pool must be "question" or "turn", current value is 'step'/);
   assert.match((bad[2] as { error: string }).error, /row 2 of trajectory 0 has question 1, an earlier row of it has 0/);
-  console.log(`estimator equality: ${expected.length} batches (${variants.length} option sets × 2 layouts), ${moved} with memory credit`);
+  console.log(
+    `estimator equality: ${expected.length} batches (${variants.length} option sets × 2 layouts), ${moved} with memory credit`,
+  );
 });

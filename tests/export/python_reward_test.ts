@@ -60,7 +60,10 @@ function packageCases(): { ts: () => unknown; py: Call }[] {
     ["a ; b", [["a"], ["b"]]],
   ];
   for (const [answer, targets] of answers) {
-    c.push({ ts: () => snakeScore(scoreAnswer(answer, targets)), py: { fn: "score_answer", args: { answer, targets } } });
+    c.push({
+      ts: () => snakeScore(scoreAnswer(answer, targets)),
+      py: { fn: "score_answer", args: { answer, targets } },
+    });
     for (const formatValid of [true, false]) {
       c.push({
         ts: () => outcomeReward(formatValid, scoreAnswer(answer, targets)),
@@ -336,7 +339,10 @@ Deno.test("mempo_verl compute_score = the agent loop's reward on ≥ 500 generat
     const ground_truth = { target: normalizeTargets(e.task.targets) };
     return [
       { fn: "score_response", args: { solution_str: responses[i]!, ground_truth } },
-      { fn: "compute_score", args: { data_source: "mempo-lab/synthetic-world", solution_str: responses[i]!, ground_truth } },
+      {
+        fn: "compute_score",
+        args: { data_source: "mempo-lab/synthetic-world", solution_str: responses[i]!, ground_truth },
+      },
     ];
   });
   const py = await runPython(calls);
