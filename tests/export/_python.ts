@@ -1,8 +1,8 @@
 // Running the Python side of the equality tests: Debian's /usr/bin/python3 with torch. Without torch the
 // tests print one "skipped: …" line and pass (a fresh machine); with MEMPO_REQUIRE_TORCH=1 (.ci/run) they fail.
 
-/** The Python with torch the tests use. */
-export const PYTHON = "/usr/bin/python3";
+/** The Python with torch the tests use (`MEMPO_PYTHON` overrides it, e.g. to check the skip path). */
+export const PYTHON = Deno.env.get("MEMPO_PYTHON") ?? "/usr/bin/python3";
 
 /** The repository's copy of the package (the export copies it). */
 export const PYTHON_ROOT = new URL("../../python/", import.meta.url).pathname;
@@ -16,8 +16,14 @@ let probe: Promise<boolean> | undefined;
  * throws when `MEMPO_REQUIRE_TORCH=1` (CI installs python3-torch, so a missing torch there is a failure).
  */
 export async function hasTorch(what: string): Promise<boolean> {
-  probe ??= new Deno.Command(PYTHON, { args: ["-c", "import torch"], stdout: "null", stderr: "null" }).output()
-    .then((o) => o.code === 0, () => false);
+  probe ??= (async () => {
+    try {
+      const o = await new Deno.Command(PYTHON, { args: ["-c", "import torch"], stdout: "null", stderr: "null" }).output();
+      return o.code === 0;
+    } catch { // no such interpreter
+      return false;
+    }
+  })();
   if (await probe) return true;
   const line =
     `skipped: ${what}: ${PYTHON} has no torch (install with apt-get install python3-torch libopenblas0-pthread)`;
