@@ -80,8 +80,9 @@ deno task serve-search <this folder> --port 8000 &
 ${runs}
 \`\`\`
 
-\`config/run.sh\` sets \`MEMPO_EXPORT\` (every path in the overrides is \`\${oc.env:MEMPO_EXPORT}/…\`) and
-\`PYTHONPATH\`, then runs \`python3 -m verl.trainer.main_ppo\` with the overrides; append your own
+\`config/run.sh\` sets \`MEMPO_EXPORT\` to this folder (every path in the overrides is written
+\`\${oc.env:MEMPO_EXPORT}/…\`; the script puts the absolute path in its place, so the folder's path must have no
+spaces) and \`PYTHONPATH\`, then runs \`python3 -m verl.trainer.main_ppo\` with the overrides; append your own
 (\`trainer.n_gpus_per_node=8\`, a bigger \`data.train_batch_size\`, a 7B \`actor_rollout_ref.model.path\` …).
 The tool reads \`retrieval_service_url\` from \`config/tool_config.yaml\` (default \`http://127.0.0.1:8000/retrieve\`).
 

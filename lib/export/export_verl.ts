@@ -87,8 +87,12 @@ algorithm="\${1:?usage: bash config/run.sh ALGORITHM [key=value ...]}"
 shift
 overrides="$MEMPO_EXPORT/config/$algorithm.overrides"
 [ -f "$overrides" ] || { echo "no $overrides" >&2; exit 2; }
+# one override per line: comments dropped, the export's absolute path put for \\\${oc.env:MEMPO_EXPORT} (no spaces in it)
+case "$MEMPO_EXPORT" in *[[:space:]]*) echo "the export's path must have no spaces: $MEMPO_EXPORT" >&2; exit 2 ;; esac
+set -f  # the values hold [ ] lists: no globbing
 # shellcheck disable=SC2046
-exec python3 -m verl.trainer.main_ppo $(grep -v '^[[:space:]]*#' "$overrides" | grep -v '^[[:space:]]*$') "$@"
+exec python3 -m verl.trainer.main_ppo $(grep -v '^[[:space:]]*#' "$overrides" | grep -v '^[[:space:]]*$' |
+  sed "s#\\\${oc.env:MEMPO_EXPORT}#$MEMPO_EXPORT#g") "$@"
 `;
 
 async function isEmptyOrExport(dir: string): Promise<boolean> {
@@ -220,7 +224,11 @@ export async function exportVerl(options: ExportVerlOptions): Promise<ExportVerl
     checkpoint: run === undefined ? null : checkpoint,
     data: dataDir,
     algorithms,
-    sizes: { maxPromptTokens: data.maxPromptTokens, maxToolTokens: data.maxToolTokens },
+    sizes: {
+      maxPromptTokens: data.maxPromptTokens,
+      maxToolTokens: data.maxToolTokens,
+      maxToolChars: data.maxToolChars,
+    },
     files: [...files, "export.json"],
   };
   await Deno.writeTextFile(`${out}/export.json`, JSON.stringify(manifest, null, 2) + "\n");

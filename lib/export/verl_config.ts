@@ -29,6 +29,8 @@ export interface VerlSizes {
   maxPromptTokens: number;
   /** The longest tool message (`<|end|> <|user|> <information>…</information> <|end|> <|assistant|> <mem>`). */
   maxToolTokens: number;
+  /** The longest `<information>` text in characters (verl truncates tool text by characters). */
+  maxToolChars: number;
   /** Training questions. */
   trainCount: number;
   /** Test set files, relative to the export folder (`data/test_1obj.parquet`, …). */
@@ -104,14 +106,19 @@ export function verlAdvEstimator(config: ExperimentConfig, algorithm: Algorithm)
  * import { resolveConfig } from "../config/experiment.ts";
  * import { verlOverrides } from "./verl_config.ts";
  *
- * const o = verlOverrides(resolveConfig("quick"), "mempo", { maxPromptTokens: 40, maxToolTokens: 90, trainCount: 300, valFiles: ["data/test_1obj.parquet"] });
+ * const o = verlOverrides(resolveConfig("quick"), "mempo", { maxPromptTokens: 40, maxToolTokens: 90, maxToolChars: 300, trainCount: 300, valFiles: ["data/test_1obj.parquet"] });
  * assert.equal(o.find((x) => x.key === "algorithm.adv_estimator")!.value, "mempo");
  * assert.equal(o.find((x) => x.key === "actor_rollout_ref.rollout.n")!.value, 4);
  * ```
  */
 export function verlOverrides(config: ExperimentConfig, algorithm: Algorithm, sizes: VerlSizes): VerlOverride[] {
   const rl = config.rl;
-  for (const [k, v] of Object.entries({ maxPromptTokens: sizes.maxPromptTokens, maxToolTokens: sizes.maxToolTokens })) {
+  const counts = {
+    maxPromptTokens: sizes.maxPromptTokens,
+    maxToolTokens: sizes.maxToolTokens,
+    maxToolChars: sizes.maxToolChars,
+  };
+  for (const [k, v] of Object.entries(counts)) {
     if (!Number.isInteger(v) || v < 1) {
       throw new RangeError(`Cannot write verl overrides: sizes.${k} must be a positive integer, current value is ${v}`);
     }
@@ -177,8 +184,8 @@ export function verlOverrides(config: ExperimentConfig, algorithm: Algorithm, si
     { key: `${r}.multi_turn.max_assistant_turns`, value: rl.maxTurns, from: "rl.maxTurns" },
     {
       key: `${r}.multi_turn.max_tool_response_length`,
-      value: sizes.maxToolTokens,
-      from: "longest tool message (tokens)",
+      value: sizes.maxToolChars,
+      from: "longest <information> text, in characters (verl truncates a longer tool text)",
     },
     { key: `${r}.multi_turn.format`, value: "mempo_search", from: "mempo_verl's tool parser for <search>…</search>" },
     { key: `${r}.multi_turn.tool_config_path`, value: `${ROOT}/config/tool_config.yaml`, from: "export config/" },

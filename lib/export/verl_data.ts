@@ -28,6 +28,8 @@ export interface VerlDataSummary {
   maxPromptTokens: number;
   /** The longest tool message in tokens (the `topK` longest documents). */
   maxToolTokens: number;
+  /** The longest `<information>` text in characters (verl truncates tool text by characters). */
+  maxToolChars: number;
 }
 
 /**
@@ -101,6 +103,35 @@ export function maxToolMessageTokens(tokenizer: Tokenizer, corpus: readonly Corp
   return t.turnEnd.length + t.toolMessage(formatInformation(longest)).length + t.turnPrefix.length;
 }
 
+/**
+ * The longest `<information>` text the search tool can return, in characters:
+ * the `topK` longest documents in one block (verl's agent loop truncates a tool
+ * response longer than `multi_turn.max_tool_response_length` characters).
+ *
+ * Source: this package's `formatInformation`; verl v0.7.0 `ToolAgentLoop._call_tool` (truncation by `len(text)`).
+ *
+ * @param corpus The documents.
+ * @param topK Documents per search.
+ * @returns A character count.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { maxInformationChars } from "./verl_data.ts";
+ *
+ * // "<information>[Doc 1] abc</information>"
+ * assert.equal(maxInformationChars([{ id: "a", text: "abc" }, { id: "b", text: "x" }], 1), 38);
+ * ```
+ */
+export function maxInformationChars(corpus: readonly CorpusDocument[], topK: number): number {
+  if (!Number.isInteger(topK) || topK < 1) {
+    throw new RangeError(`Cannot measure tool messages: topK must be a positive integer, current value is ${topK}`);
+  }
+  const longest = [...corpus].sort((a, b) => b.text.length - a.text.length).slice(0, topK);
+  // Python's len() counts code points, JavaScript's length UTF-16 units: count code points
+  return [...formatInformation(longest.map((d) => ({ id: d.id, text: d.text, score: 0 })))].length;
+}
+
 async function writeText(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${Deno.pid}`;
   await Deno.writeTextFile(tmp, text);
@@ -170,5 +201,6 @@ export async function exportVerlData(
     documents: data.corpus.length,
     maxPromptTokens: Math.max(...all.map((r) => promptTokens(data.tokenizer, r).length)),
     maxToolTokens: maxToolMessageTokens(data.tokenizer, data.corpus, topK),
+    maxToolChars: maxInformationChars(data.corpus, topK),
   };
 }

@@ -14,6 +14,7 @@
 The options of MemPO come from `MEMPO_OPTIONS` (a path, default
 `config/mempo.json` beside this package).
 """
+import asyncio
 import importlib.util
 import json
 import os
@@ -94,11 +95,17 @@ def register_with_verl():
         return True
     if importlib.util.find_spec("verl") is None:
         return False
-    from verl.trainer.ppo import core_algos, ray_trainer
+    from verl.trainer.ppo import core_algos
 
-    core_algos.register_adv_est("mempo")(mempo_estimator)
-    core_algos.register_adv_est("mempo_grpo")(mempo_grpo_estimator)
-    if not hasattr(ray_trainer.compute_advantage, "__wrapped__"):
+    registry = getattr(core_algos, "ADV_ESTIMATOR_REGISTRY", {})
+    for name, fn in (("mempo", mempo_estimator), ("mempo_grpo", mempo_grpo_estimator)):
+        if name not in registry:  # a second copy of this package must not clash with the first
+            core_algos.register_adv_est(name)(fn)
+    try:
+        from verl.trainer.ppo import ray_trainer
+    except ImportError:  # a worker without the trainer's dependencies: the estimator alone
+        ray_trainer = None
+    if ray_trainer is not None and not hasattr(ray_trainer.compute_advantage, "__wrapped__"):
         ray_trainer.compute_advantage = wrap_compute_advantage(ray_trainer.compute_advantage)
     _register_agent_loop_parts()
     _registered = True
@@ -129,7 +136,9 @@ def _register_agent_loop_parts():
 
         async def execute(self, instance_id, parameters, **kwargs):
             url = self.config.get("retrieval_service_url", "http://127.0.0.1:8000/retrieve")
-            text = search_information(url, parameters.get("query", ""), topk=int(self.config.get("topk", 3)))
+            query, topk = str(parameters.get("query", "")), int(self.config.get("topk", 3))
+            # the HTTP call blocks: off the agent loop's event loop
+            text = await asyncio.get_running_loop().run_in_executor(None, lambda: search_information(url, query, topk=topk))
             return ToolResponse(text=text), 0.0, {}
 
     globals()["MempoSearchTool"] = _MempoSearchTool

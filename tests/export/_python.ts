@@ -18,7 +18,8 @@ let probe: Promise<boolean> | undefined;
 export async function hasTorch(what: string): Promise<boolean> {
   probe ??= (async () => {
     try {
-      const o = await new Deno.Command(PYTHON, { args: ["-c", "import torch"], stdout: "null", stderr: "null" }).output();
+      const o = await new Deno.Command(PYTHON, { args: ["-c", "import torch"], stdout: "null", stderr: "null" })
+        .output();
       return o.code === 0;
     } catch { // no such interpreter
       return false;

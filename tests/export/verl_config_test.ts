@@ -19,6 +19,7 @@ const KEYS = new Set(FIXTURE.keys);
 const SIZES: VerlSizes = {
   maxPromptTokens: 60,
   maxToolTokens: 120,
+  maxToolChars: 400,
   trainCount: 300,
   valFiles: ["data/test_1obj.parquet"],
 };
@@ -73,6 +74,7 @@ Deno.test("verlOverrides() carries the run's hyperparameters (hand-checked again
   assert.equal(m["actor_rollout_ref.actor.kl_loss_coef"], 0.001);
   assert.equal(m["actor_rollout_ref.actor.ppo_mini_batch_size"], 4); // 16 turn sequences ÷ G 4
   assert.equal(m["actor_rollout_ref.rollout.multi_turn.max_assistant_turns"], 8);
+  assert.equal(m["actor_rollout_ref.rollout.multi_turn.max_tool_response_length"], 400); // characters, as verl counts
   // 8 turns × (48 + 120) = 1344 ≤ 2048 − 60
   assert.equal(m["data.max_response_length"], 1344);
   assert.equal(m["trainer.total_training_steps"], 8);

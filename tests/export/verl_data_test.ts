@@ -6,7 +6,8 @@ import { createTeacher } from "../../lib/env/teacher.ts";
 import { runEpisodes } from "../../lib/env/rollout.ts";
 import { tasksFromRecords } from "../../lib/train/demos.ts";
 import { decode } from "../../lib/text/tokenizer.ts";
-import { exportVerlData, maxToolMessageTokens, promptTokens } from "../../lib/export/verl_data.ts";
+import { exportVerlData, maxInformationChars, maxToolMessageTokens, promptTokens } from "../../lib/export/verl_data.ts";
+import { formatInformation } from "../../lib/env/search.ts";
 
 Deno.test("exportVerlData(): the sets in verl's schema, the corpus twice, and budgets every episode fits", async () => {
   const dir = await Deno.makeTempDir();
@@ -46,6 +47,11 @@ Deno.test("exportVerlData(): the sets in verl's schema, the corpus twice, and bu
   const tools = episodes.flatMap((e) => e.turns.filter((x) => x.tool.length > 0).map((x) => x.tool.length));
   assert.ok(tools.every((n) => t.turnEnd.length + n + t.turnPrefix.length <= s.maxToolTokens));
   assert.equal(s.maxToolTokens, maxToolMessageTokens(tok, data.corpus, 3));
+  // verl truncates the tool text by characters (Python len): every real <information> text fits
+  const infos = episodes.flatMap((e) => e.turns.filter((x) => x.tool.length > 0).map((x) => x.parsed!.content))
+    .map((q) => [...formatInformation(data.search.search(q, 3))].length);
+  assert.ok(infos.length > 20 && infos.every((n) => n <= s.maxToolChars), `${Math.max(...infos)} > ${s.maxToolChars}`);
+  assert.equal(s.maxToolChars, maxInformationChars(data.corpus, 3));
   assert.equal(decode(tok, promptTokens(tok, data.train[0]!)), decode(tok, episodes[0]!.turns[0]!.context));
   assert.throws(() => maxToolMessageTokens(tok, data.corpus, 0), /topK must be a positive integer, current value is 0/);
   assert.throws(
