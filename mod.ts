@@ -337,6 +337,44 @@ export {
 } from "./lib/pipeline/pipeline.ts";
 export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
 
+// Scaling out on verl: the export (docs/verl.md)
+export {
+  CHAT_TEMPLATE,
+  HF_SPECIAL_TOKENS,
+  type HfTokenizerFiles,
+  hfTokenizerFiles,
+} from "./lib/export/hf_tokenizer.ts";
+export {
+  hfGenerationConfig,
+  hfLlamaConfig,
+  hfModelArrays,
+  ropeHalfPermutation,
+  writeHfModel,
+} from "./lib/export/hf_model.ts";
+export { exportVerlData, maxToolMessageTokens, promptTokens, type VerlDataSummary } from "./lib/export/verl_data.ts";
+export {
+  mempoJson,
+  notCarried,
+  renderOverrides,
+  VERL_VERSION,
+  verlAdvEstimator,
+  type VerlOverride,
+  verlOverrides,
+  type VerlSizes,
+} from "./lib/export/verl_config.ts";
+export {
+  loadSearchIndex,
+  type ParsedRetrieveRequest,
+  parseRetrieveRequest,
+  retrievalHandler,
+  type RetrievalOptions,
+  type RetrievedDocument,
+  type RetrieveRequest,
+  retrieveResult,
+} from "./lib/export/search_server.ts";
+export { exportReadme, type ExportReadmeInfo } from "./lib/export/export_readme.ts";
+export { exportVerl, type ExportVerlOptions, type ExportVerlSummary, PYTHON_FILES } from "./lib/export/export_verl.ts";
+
 // Notebook display helpers
 export { JUPYTER_DISPLAY, linePlot, type LinePlotOptions, type Series, type SvgFigure } from "./lib/viz/line_plot.ts";
 export { markdownTable, type TableDisplay } from "./lib/viz/table.ts";

@@ -81,6 +81,7 @@ Deno.test("layout: every webgpu parity test is where `deno task test` reruns it 
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["pipeline"], // deno task train: stages, resume, branching runs
+  ["export"], // deno task export-verl / serve-search: the run as a verl experiment (data, HF model, overrides, search server)
   ["diagnostics"], // probes of where a policy goes wrong (teacher-forced)
   ["eval"], // evaluation of agents on the test sets, the research check
   ["train"], // SFT and RL trainers, the shared policy update, their batches

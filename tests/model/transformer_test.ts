@@ -197,7 +197,9 @@ Deno.test("a PyTorch model of the same architecture loads the safetensors and gi
     .output()
     .catch(() => ({ code: 1 }));
   if (probe.code !== 0) {
-    console.log("skipped: /usr/bin/python3 has no torch (apt-get install python3-torch)");
+    const line = "skipped: /usr/bin/python3 has no torch (apt-get install python3-torch)";
+    if (Deno.env.get("MEMPO_REQUIRE_TORCH") === "1") throw new Error(`MEMPO_REQUIRE_TORCH=1 but ${line}`);
+    console.log(line);
     return;
   }
   const m = createModel(modelPreset("tiny", 40), { seed: 8 });

@@ -1,0 +1,7 @@
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass
+class ToolResponse:
+    text: Optional[str] = None
