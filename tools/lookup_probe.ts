@@ -9,7 +9,12 @@ import { loadData } from "../lib/data/build.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { setBackend } from "../lib/backend/backend.ts";
 import { resolveConfig } from "../lib/config/experiment.ts";
-import { lookupAccuracy, memorySlotAccuracy, probeTurns, reverseObjectives } from "../lib/diagnostics/copy_diagnostic.ts";
+import {
+  lookupAccuracy,
+  memorySlotAccuracy,
+  probeTurns,
+  reverseObjectives,
+} from "../lib/diagnostics/copy_diagnostic.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
