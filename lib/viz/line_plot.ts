@@ -63,8 +63,10 @@ function markerIndex(n: number): (i: number) => boolean {
  * Draws panels of line series stacked over one x axis, with the legend to the
  * right of the data (one row per distinct series name, in order of first
  * appearance) so that it covers none of it. Each series is a line in its dash
- * pattern with its marker symbol on (up to ~12 of) its points: equal curves
- * stay visible as different markers on one line.
+ * pattern with its marker symbol on every point of a short series (≤ 16
+ * points) and on every ⌈n/12⌉-th point of a longer one: equal curves stay
+ * visible as different markers on one line. Wider strokes are drawn first
+ * (a thin line runs inside a wide band), markers after all lines.
  *
  * Layout: the legend is `legendSize` wide at the right; the charts fill the
  * rest; each panel is `height` px high (margins included), the last one keeps
@@ -123,15 +125,15 @@ export function linePanels(panels: readonly LinePanel[], options: LinePanelsOpti
     const ys = panel.series.flatMap((s) => s.points.map((q) => q[1])).filter(finite);
     const marks: Plot.Markish[] = [Plot.frame({ stroke: "#bbb" })];
     // wider strokes underneath, so a thin line lying on a wide one shows on it; markers over all lines
-    const width = (s: Series) => entries.get(s.name)!.width ?? 1.75;
-    const order = [...panel.series].sort((a, b) => width(b) - width(a));
+    const strokeWidth = (s: Series) => entries.get(s.name)!.width ?? 1.75;
+    const order = [...panel.series].sort((a, b) => strokeWidth(b) - strokeWidth(a));
     for (const s of order) {
       const style = entries.get(s.name)!;
       marks.push(Plot.line(s.points.map(([x, y]) => ({ x, y })), {
         x: "x",
         y: "y",
         stroke: style.color,
-        strokeWidth: width(s),
+        strokeWidth: strokeWidth(s),
         strokeOpacity: style.opacity ?? 1,
         strokeDasharray: style.dash || undefined,
       }));
