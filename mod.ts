@@ -336,6 +336,7 @@ export {
   writeEvalFiles,
 } from "./lib/pipeline/pipeline.ts";
 export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
+export { RL_STEP_AXIS, runFigures } from "./lib/pipeline/run_figures.ts";
 
 // Scaling out on verl: the export (docs/verl.md)
 export {
@@ -375,8 +376,42 @@ export {
 export { exportReadme, type ExportReadmeInfo } from "./lib/export/export_readme.ts";
 export { exportVerl, type ExportVerlOptions, type ExportVerlSummary, PYTHON_FILES } from "./lib/export/export_verl.ts";
 
-// Notebook display helpers
-export { JUPYTER_DISPLAY, linePlot, type LinePlotOptions, type Series, type SvgFigure } from "./lib/viz/line_plot.ts";
+// Figures (Observable Plot on linkedom) and notebook display helpers
+export { JUPYTER_DISPLAY, type SvgFigure, svgFigure } from "./lib/viz/display.ts";
+export {
+  type LinePanel,
+  linePanels,
+  type LinePanelsOptions,
+  linePlot,
+  type LinePlotOptions,
+  type Series,
+} from "./lib/viz/line_plot.ts";
+export { type PlotPanel, renderPanels } from "./lib/viz/plot_svg.ts";
+export { LEGEND_ROW, type LegendEntry, legendPanel, legendSize } from "./lib/viz/legend.ts";
+export {
+  AGENT_ORDER,
+  agentSlots,
+  SERIES_COLORS,
+  SERIES_DASHES,
+  SERIES_SYMBOLS,
+  type SeriesStyle,
+  seriesStyle,
+} from "./lib/viz/series_style.ts";
+export {
+  CONTEXT_LINES,
+  EVAL_METRICS,
+  evalFigure,
+  type EvalFigureRow,
+  type EvalMetric,
+  OBJECTIVES_AXIS,
+} from "./lib/viz/eval_figure.ts";
+export {
+  TRAINING_METRICS,
+  TRAINING_PANELS,
+  trainingFigure,
+  type TrainingFigureOptions,
+  type TrainingRow,
+} from "./lib/viz/training_figure.ts";
 export { markdownTable, type TableDisplay } from "./lib/viz/table.ts";
 export { cleanNotebook, type Notebook, notebookCode } from "./lib/viz/notebook.ts";
 

@@ -49,7 +49,12 @@ const diagnostic = await copyDiagnostics(agents, data, {
   seed: config.seed,
   memory: config.sft.teacherMemory ?? "state",
 });
-await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 }, diagnostic, unseenTestWords(data));
+// the training curves come from the run's log
+const metrics = await Deno.readTextFile(`${dir}/metrics.jsonl`).then(
+  (text) => text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)),
+  () => [],
+);
+await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 }, diagnostic, unseenTestWords(data), metrics);
 console.log(evalMarkdown(rows));
 for (const m of models) m.dispose();
 // a live GPUDevice at exit leaves the driver's threads racing the exit handlers

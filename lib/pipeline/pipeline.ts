@@ -4,8 +4,9 @@
  *
  * Output in `outDir`: `config.json`, `tokenizer.json` (the data's, which the
  * checkpoints' token ids refer to), `metrics.jsonl` (one line per step),
- * `sft/`, `<algorithm>/` checkpoints, `eval.json`, `eval.md`, `eval_f1.svg`,
- * `eval_tokens.svg`.
+ * `sft/`, `<algorithm>/` checkpoints, `eval.json`, `eval.md`, and its figures
+ * (`runFigures`): `eval_f1.svg`, `eval_tokens.svg`, `train_reward.svg`,
+ * `train_curves.svg`.
  *
  * @module
  */
@@ -23,7 +24,7 @@ import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/e
 import type { MetricsRow } from "../train/metrics.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
-import { linePlot } from "../viz/line_plot.ts";
+import { runFigures } from "./run_figures.ts";
 import { inductionSequences } from "../train/copy_task.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 
@@ -446,7 +447,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     memory: config.sft.teacherMemory ?? "state",
   });
   timings.eval = clock() - t;
-  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data));
+  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data), log.rows);
   sft.dispose();
   for (const m of trained.values()) m.dispose();
   progress({ stage: "done", step: 1, total: 1, info: {} });
@@ -468,7 +469,8 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
 }
 
 /**
- * Writes `eval.json`, `eval.md` and the two SVG plots (F1 and total tokens vs objectives).
+ * Writes `eval.json`, `eval.md` and the run's figures ({@linkcode runFigures}: F1 and total
+ * tokens vs objectives; the training reward, and reward / reference KL / policy loss, per step).
  *
  * Source: MemPO Figure 1 (performance and tokens vs number of objectives).
  *
@@ -477,6 +479,7 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
  * @param timings Seconds per stage (reported in eval.md).
  * @param diagnostic Teacher-forced accuracies per test set and agent (reported in eval.md).
  * @param unseen Words of each test set's questions that no training question contains (reported in eval.md).
+ * @param metrics The run's `metrics.jsonl` rows (the training figures; none without RL rows).
  * @returns Nothing.
  *
  * @example
@@ -496,26 +499,14 @@ export async function writeEvalFiles(
   timings: Record<string, number>,
   diagnostic?: readonly CopyDiagnostic[],
   unseen?: ReadonlyMap<number, readonly string[]>,
+  metrics: readonly MetricsRow[] = [],
 ): Promise<void> {
   await Deno.writeTextFile(
     `${outDir}/eval.json`,
     JSON.stringify({ rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen) }, null, 2),
   );
-  const series = (key: "f1" | "totalTokens" | "peakContext") =>
-    [...new Set(rows.map((r) => `${r.agent} (${r.contextPolicy})`))].map((name) => ({
-      name,
-      points: rows.filter((r) => `${r.agent} (${r.contextPolicy})` === name).map((r) =>
-        [r.objectives, r[key]] as [number, number]
-      ),
-    }));
-  await Deno.writeTextFile(
-    `${outDir}/eval_f1.svg`,
-    linePlot(series("f1"), { title: "F1 vs objectives", xLabel: "objectives", yLabel: "F1" }).svg,
-  );
-  await Deno.writeTextFile(
-    `${outDir}/eval_tokens.svg`,
-    linePlot(series("totalTokens"), { title: "Total tokens per episode", xLabel: "objectives", yLabel: "tokens" }).svg,
-  );
+  const figures = runFigures(rows, metrics);
+  for (const [name, figure] of Object.entries(figures)) await Deno.writeTextFile(`${outDir}/${name}`, figure.svg);
   const md = [
     "# Evaluation",
     "",
@@ -543,8 +534,19 @@ export async function writeEvalFiles(
     ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
     `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
     "",
-    "![F1](eval_f1.svg) ![tokens](eval_tokens.svg)",
+    "![F1 vs objectives](eval_f1.svg) ![Tokens per episode vs objectives](eval_tokens.svg)",
     "",
+    ...(figures["train_curves.svg"]
+      ? [
+        "## Training",
+        "",
+        "Per RL step and algorithm: the mean outcome reward of the step's episodes (alone in",
+        "[train_reward.svg](train_reward.svg)), the reference KL and the policy loss (`metrics.jsonl`).",
+        "",
+        "![Reward, reference KL and policy loss per RL step](train_curves.svg)",
+        "",
+      ]
+      : []),
   ].join("\n");
   await Deno.writeTextFile(`${outDir}/eval.md`, md);
 }

@@ -1,60 +1,219 @@
 /**
- * A dependency-free SVG line plot, displayable in Jupyter (`image/svg+xml`)
- * and writable to a file.
+ * Line charts drawn with Observable Plot: series as lines with markers, one or
+ * more panels stacked over a shared x axis, and a legend beside the data.
+ * Displayable in Jupyter (`image/svg+xml`) and writable to a file.
  *
  * @module
  */
+import * as Plot from "@observablehq/plot";
+import { type SvgFigure, svgFigure } from "./display.ts";
+import { legendPanel, legendSize } from "./legend.ts";
+import { type PlotPanel, renderPanels } from "./plot_svg.ts";
+import { type SeriesStyle, seriesStyle } from "./series_style.ts";
 
 /** One named series of (x, y) points. */
 export interface Series {
   /** Legend label. */
   name: string;
-  /** Points, in x order. */
+  /** Points, in x order; a non-finite y breaks the line there. */
   points: readonly (readonly [number, number])[];
+  /** Its look; what is left out comes from {@linkcode seriesStyle} of the series' slot (its place in the legend). */
+  style?: Partial<SeriesStyle>;
+}
+
+/** One panel of {@linkcode linePanels}. */
+export interface LinePanel {
+  /** The data. */
+  series: readonly Series[];
+  /** y-axis label (with its unit). */
+  yLabel?: string;
+  /** y domain (widened to nice values); default: the data's extent. */
+  yDomain?: readonly [number, number];
+}
+
+/** Options of {@linkcode linePanels}. */
+export interface LinePanelsOptions {
+  /** Title, above the first panel. */
+  title?: string;
+  /** x-axis label (with its unit), under the last panel. */
+  xLabel?: string;
+  /** Width of the whole figure, legend included (px). @default 680 */
+  width?: number;
+  /** Height of each panel (px). @default 300 */
+  height?: number;
+  /** x ticks; default: every distinct x when they are at most 16 integers, else Plot's ticks. */
+  xTicks?: readonly number[];
 }
 
 /** Options of {@linkcode linePlot}. */
-export interface LinePlotOptions {
-  /** Title. */
-  title?: string;
-  /** x-axis label. */
-  xLabel?: string;
-  /** y-axis label. */
+export interface LinePlotOptions extends LinePanelsOptions {
+  /** y-axis label (with its unit). */
   yLabel?: string;
-  /** Width in px. @default 560 */
-  width?: number;
-  /** Height in px. @default 320 */
-  height?: number;
+  /** y domain (widened to nice values); default: the data's extent. */
+  yDomain?: readonly [number, number];
 }
 
-/** The Deno Jupyter kernel's rich-display hook. */
-export const JUPYTER_DISPLAY: unique symbol = Symbol.for("Jupyter.display") as typeof JUPYTER_DISPLAY;
-
-/** An SVG figure: its text, and a Jupyter display hook. */
-export interface SvgFigure {
-  /** The SVG document. */
-  svg: string;
-  /** Jupyter rich display (Deno kernel). */
-  [JUPYTER_DISPLAY](): Record<string, string>;
+/** Markers on at most ~12 points of a long series (every k-th, from the first), on all of a short one. */
+function markerIndex(n: number): (i: number) => boolean {
+  const k = n <= 16 ? 1 : Math.ceil(n / 12);
+  return (i) => i % k === 0;
 }
-
-const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
-
-const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /**
- * Draws series as lines with markers, axes with 5 ticks, and a legend.
+ * Draws panels of line series stacked over one x axis, with the legend to the
+ * right of the data (one row per distinct series name, in order of first
+ * appearance) so that it covers none of it. Each series is a line in its dash
+ * pattern with its marker symbol on every point of a short series (≤ 16
+ * points) and on every ⌈n/12⌉-th point of a longer one: equal curves stay
+ * visible as different markers on one line. Wider strokes are drawn first
+ * (a thin line runs inside a wide band), markers after all lines.
  *
- * Source: standard line chart; output as the SVG 1.1 XML namespace.
+ * Layout: the legend is `legendSize` wide at the right; the charts fill the
+ * rest; each panel is `height` px high (margins included), the last one keeps
+ * 40 px below for the x ticks and label.
  *
- * @param series The data.
- * @param options Labels and size.
+ * Source: Observable Plot (`line`, `dot`, `frame` marks; linear scales);
+ * stacked panels with a shared x as in TensorBoard / W&B training dashboards.
+ *
+ * @param panels The panels, top to bottom.
+ * @param options Title, labels, size, x ticks.
  * @returns The figure.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { JUPYTER_DISPLAY, linePlot } from "./line_plot.ts";
+ * import { linePanels } from "./line_plot.ts";
+ *
+ * const a = { name: "a", points: [[0, 1], [1, 2]] as [number, number][] };
+ * const fig = linePanels([{ series: [a], yLabel: "reward" }, { series: [a], yLabel: "KL (nats)" }], { xLabel: "step" });
+ * assert.equal(fig.svg.match(/data-panel="chart"/g)?.length, 2);
+ * assert.equal(fig.svg.match(/data-panel="legend"/g)?.length, 1);
+ * ```
+ */
+export function linePanels(panels: readonly LinePanel[], options: LinePanelsOptions = {}): SvgFigure {
+  const { title, xLabel = "", width = 680, height = 300 } = options;
+  if (panels.length === 0) throw new Error("linePanels: panels is empty: give at least one panel");
+  for (const [name, v] of [["width", width], ["height", height]] as const) {
+    if (!(Number.isFinite(v) && v >= 120)) throw new Error(`linePanels: ${name} must be ≥ 120 px, got ${v}`);
+  }
+  // one legend row per series name; a name's slot is its place there
+  const entries = new Map<string, SeriesStyle>();
+  for (const s of panels.flatMap((p) => p.series)) {
+    if (!entries.has(s.name)) entries.set(s.name, { ...seriesStyle(entries.size), ...s.style });
+  }
+  const legend = [...entries].map(([label, style]) => ({ label, style }));
+  const legendWidth = legend.length > 0 ? legendSize(legend).width : 0;
+  const chartWidth = width - legendWidth - (legend.length > 0 ? 12 : 0);
+  if (chartWidth < 120) {
+    throw new Error(
+      `linePanels: width ${width} leaves ${chartWidth} px for the chart beside a ${legendWidth} px legend`,
+    );
+  }
+  const finite = (v: number) => Number.isFinite(v);
+  const xs = panels.flatMap((p) => p.series.flatMap((s) => s.points.map((q) => q[0]))).filter(finite);
+  const distinct = [...new Set(xs)].sort((a, b) => a - b);
+  const xTicks = options.xTicks ??
+    (distinct.length > 0 && distinct.length <= 16 && distinct.every(Number.isInteger) ? distinct : undefined);
+  const xDomain = distinct.length > 0 ? [distinct[0]!, distinct.at(-1)!] : [0, 1];
+  if (xDomain[0] === xDomain[1]) xDomain[1] = xDomain[0]! + 1;
+
+  const titleSpace = title ? 24 : 0;
+  const charts: PlotPanel[] = panels.map((panel, p) => {
+    const last = p === panels.length - 1;
+    const marginTop = 12 + (p === 0 ? titleSpace : 0);
+    const marginBottom = last ? 40 : 24;
+    const ys = panel.series.flatMap((s) => s.points.map((q) => q[1])).filter(finite);
+    const marks: Plot.Markish[] = [Plot.frame({ stroke: "#bbb" })];
+    // wider strokes underneath, so a thin line lying on a wide one shows on it; markers over all lines
+    const strokeWidth = (s: Series) => entries.get(s.name)!.width ?? 1.75;
+    const order = [...panel.series].sort((a, b) => strokeWidth(b) - strokeWidth(a));
+    for (const s of order) {
+      const style = entries.get(s.name)!;
+      marks.push(Plot.line(s.points.map(([x, y]) => ({ x, y })), {
+        x: "x",
+        y: "y",
+        stroke: style.color,
+        strokeWidth: strokeWidth(s),
+        strokeOpacity: style.opacity ?? 1,
+        strokeDasharray: style.dash || undefined,
+      }));
+    }
+    for (const s of order) {
+      const style = entries.get(s.name)!;
+      const marked = markerIndex(s.points.length);
+      const points = s.points.map(([x, y]) => ({ x, y })).filter((q, i) => marked(i) && finite(q.x) && finite(q.y));
+      marks.push(
+        Plot.dot(points, { x: "x", y: "y", symbol: style.symbol, stroke: style.color, strokeWidth: 1.5, r: 4.5 }),
+      );
+    }
+    if (p === 0 && title) {
+      marks.push(
+        Plot.text([title], {
+          frameAnchor: "top-left",
+          dy: -titleSpace,
+          textAnchor: "start",
+          fontSize: 13,
+          fontWeight: "bold",
+          fill: "currentColor",
+        }),
+      );
+    }
+    return {
+      role: "chart",
+      x: 0,
+      y: p * height,
+      options: {
+        width: chartWidth,
+        height,
+        marginLeft: 64,
+        marginRight: 14,
+        marginTop,
+        marginBottom,
+        x: {
+          type: "linear",
+          domain: xDomain,
+          inset: 8,
+          label: last ? xLabel : null,
+          labelArrow: "none",
+          labelAnchor: "center",
+          labelOffset: 34,
+          ticks: xTicks ? [...xTicks] : undefined,
+          tickFormat: xTicks && xTicks.every(Number.isInteger) ? "d" : undefined,
+        },
+        y: {
+          type: "linear",
+          domain: panel.yDomain ? [...panel.yDomain] : ys.length > 0 ? undefined : [0, 1],
+          nice: true,
+          inset: 8,
+          grid: true,
+          label: panel.yLabel ?? null,
+          labelArrow: "none",
+          labelAnchor: "center",
+          labelOffset: 52,
+        },
+        marks,
+      },
+    };
+  });
+  const figureHeight = height * panels.length;
+  const all = legend.length > 0 ? [...charts, legendPanel(legend, chartWidth + 12, 12 + titleSpace)] : charts;
+  return svgFigure(renderPanels(all, { width, height: Math.max(figureHeight, legendSize(legend).height + 12) }));
+}
+
+/**
+ * One panel of line series: {@linkcode linePanels} with a single panel.
+ *
+ * Source: Observable Plot line chart.
+ *
+ * @param series The data.
+ * @param options Title, labels with units, size, x ticks, y domain.
+ * @returns The figure.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { JUPYTER_DISPLAY } from "./display.ts";
+ * import { linePlot } from "./line_plot.ts";
  *
  * const fig = linePlot([{ name: "F1", points: [[1, 0.9], [2, 0.8]] }], { title: "F1 vs objectives" });
  * assert.match(fig.svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
@@ -62,59 +221,6 @@ const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replac
  * ```
  */
 export function linePlot(series: readonly Series[], options: LinePlotOptions = {}): SvgFigure {
-  const { title = "", xLabel = "", yLabel = "", width = 560, height = 320 } = options;
-  const m = { left: 56, right: 130, top: 30, bottom: 42 };
-  const pts = series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-  const xs = pts.map((p) => p[0]);
-  const ys = pts.map((p) => p[1]);
-  const [x0, x1] = xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 1];
-  let [y0, y1] = ys.length ? [Math.min(0, ...ys), Math.max(...ys)] : [0, 1];
-  if (y1 === y0) y1 = y0 + 1;
-  const sx = (x: number) => m.left + ((x - x0) / (x1 - x0 || 1)) * (width - m.left - m.right);
-  const sy = (y: number) => height - m.bottom - ((y - y0) / (y1 - y0)) * (height - m.top - m.bottom);
-  const fmt = (v: number) => (Math.abs(v) >= 1000 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
-    `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${width / 2}" y="18" text-anchor="middle" font-size="13">${esc(title)}</text>`,
-    `<line x1="${m.left}" y1="${height - m.bottom}" x2="${width - m.right}" y2="${height - m.bottom}" stroke="#333"/>`,
-    `<line x1="${m.left}" y1="${m.top}" x2="${m.left}" y2="${height - m.bottom}" stroke="#333"/>`,
-  ];
-  for (let i = 0; i <= 4; i++) {
-    const yv = y0 + ((y1 - y0) * i) / 4;
-    const xv = x0 + ((x1 - x0) * i) / 4;
-    parts.push(
-      `<text x="${m.left - 6}" y="${sy(yv) + 4}" text-anchor="end">${fmt(yv)}</text>`,
-      `<line x1="${m.left}" y1="${sy(yv)}" x2="${width - m.right}" y2="${sy(yv)}" stroke="#eee"/>`,
-      `<text x="${sx(xv)}" y="${height - m.bottom + 16}" text-anchor="middle">${fmt(xv)}</text>`,
-    );
-  }
-  parts.push(
-    `<text x="${(m.left + width - m.right) / 2}" y="${height - 8}" text-anchor="middle">${esc(xLabel)}</text>`,
-    `<text x="14" y="${(m.top + height - m.bottom) / 2}" text-anchor="middle" transform="rotate(-90 14 ${
-      (m.top + height - m.bottom) / 2
-    })">${esc(yLabel)}</text>`,
-  );
-  series.forEach((s, i) => {
-    const color = COLORS[i % COLORS.length];
-    const p = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-    if (p.length > 0) {
-      parts.push(
-        `<polyline fill="none" stroke="${color}" stroke-width="2" points="${
-          p.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ")
-        }"/>`,
-        ...p.map(([x, y]) => `<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3" fill="${color}"/>`),
-      );
-    }
-    const ly = m.top + 14 * i + 6;
-    parts.push(
-      `<line x1="${width - m.right + 10}" y1="${ly}" x2="${
-        width - m.right + 26
-      }" y2="${ly}" stroke="${color}" stroke-width="2"/>`,
-      `<text x="${width - m.right + 30}" y="${ly + 4}">${esc(s.name)}</text>`,
-    );
-  });
-  parts.push("</svg>");
-  const svg = parts.join("\n");
-  return { svg, [JUPYTER_DISPLAY]: () => ({ "image/svg+xml": svg }) };
+  const { yLabel, yDomain, ...rest } = options;
+  return linePanels([{ series, yLabel, yDomain }], rest);
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { JUPYTER_DISPLAY } from "./line_plot.ts";
+import { JUPYTER_DISPLAY } from "./display.ts";
 
 /** A displayable table. */
 export interface TableDisplay {

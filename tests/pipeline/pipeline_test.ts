@@ -29,6 +29,8 @@ Deno.test("pipeline (quick): completes and writes config, metrics, checkpoints, 
       "eval.md",
       "eval_f1.svg",
       "eval_tokens.svg",
+      "train_reward.svg",
+      "train_curves.svg",
       "sft/config.json",
       "mempo/policy.safetensors",
       "grpo/config.json",
@@ -37,6 +39,7 @@ Deno.test("pipeline (quick): completes and writes config, metrics, checkpoints, 
     assert.ok(await Deno.stat(`${full}/${f}`).then(() => true, () => false), `missing ${f}`);
   }
   const md = await Deno.readTextFile(`${full}/eval.md`);
+  for (const f of ["eval_f1.svg", "eval_tokens.svg", "train_curves.svg"]) assert.ok(md.includes(`](${f})`), f);
   for (
     const agent of [
       "Teacher (full)",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { markdownTable } from "../../lib/viz/table.ts";
-import { JUPYTER_DISPLAY } from "../../lib/viz/line_plot.ts";
+import { JUPYTER_DISPLAY } from "../../lib/viz/display.ts";
 
 Deno.test("markdownTable() formats numbers and displays as Markdown", () => {
   const t = markdownTable(["a", "b"], [[1.23456, "x"], [2, "y"]], 2);
