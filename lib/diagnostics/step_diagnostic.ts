@@ -87,42 +87,57 @@ function parseState(words: readonly string[]): StateMemory {
  */
 export function stepPositions(tokenizer: Tokenizer, sequence: LmSequence): [number, StepKind][] {
   const words = sequence.tokens.map((id) => tokenizer.tokens[id] ?? "");
-  const first = sequence.lossMask.indexOf(1);
-  if (first < 0) return [];
-  // the previous memory: the last <mem> … </mem> that closes before the turn
+  const out: [number, StepKind][] = [];
+  // one learned span per turn (a full-history sequence packs several)
+  for (let first = 0; first < words.length; first++) {
+    if (sequence.lossMask[first] !== 1 || (first > 0 && sequence.lossMask[first - 1] === 1)) continue;
+    let last = first;
+    while (last + 1 < words.length && sequence.lossMask[last + 1] === 1) last++;
+    labelTurn(words, first, last + 1, out);
+  }
+  return out;
+}
+
+/** Labels one turn's learned tokens `[first, end)`; the previous memory is the last one closed before `first`. */
+function labelTurn(words: readonly string[], first: number, end: number, out: [number, StepKind][]): void {
   let previous: StateMemory | undefined;
   const close = words.lastIndexOf("</mem>", first - 1);
   if (close >= 0) {
     const open = words.lastIndexOf("<mem>", close);
     if (open >= 0) previous = parseState(words.slice(open + 1, close));
   }
-  const out: [number, StepKind][] = [];
-  const end = words.indexOf("</mem>", first);
-  const memEnd = end < 0 ? sequence.tokens.length : end;
+  const closeMem = words.indexOf("</mem>", first);
+  const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
   // memory: walk its items, labelling each word by its item's step
-  const bar = words.indexOf("|", first);
   let item: string[] = [];
   let itemStart = first;
   let inDone = false;
+  let openIndex = 0;
   let doneIndex = 0;
+  // the previous head had relations left after its next hop: this turn rewrites it (else it was popped)
+  const rewritten = previous !== undefined && (previous.open[0]?.length ?? 0) > 2;
   const flush = (until: number) => {
     if (item.length === 0) return;
     let step: StepKind;
     if (!inDone) {
-      const carried = previous?.open.some((p) => p.join(" ") === item.join(" "));
-      step = previous === undefined ? "open from question" : carried ? "open carried" : "open next hop";
+      step = previous === undefined
+        ? "open from question"
+        : openIndex === 0 && rewritten
+        ? "open next hop"
+        : "open carried";
+      openIndex += 1;
     } else {
       step = previous !== undefined && doneIndex < previous.done.length ? "answers carried" : "answer appended";
       doneIndex += 1;
     }
-    for (let i = itemStart; i < until; i++) if (sequence.lossMask[i] === 1) out.push([i, step]);
+    for (let i = itemStart; i < until; i++) out.push([i, step]);
     item = [];
   };
   for (let i = first; i < memEnd; i++) {
     const w = words[i]!;
-    if (w === ";" || (w === "|" && i === bar && bar < memEnd)) {
+    if (w === ";" || (w === "|" && !inDone)) {
       flush(i);
-      if (sequence.lossMask[i] === 1) out.push([i, "separators"]);
+      out.push([i, "separators"]);
       if (w === "|") inDone = true;
       itemStart = i + 1;
       continue;
@@ -133,8 +148,7 @@ export function stepPositions(tokenizer: Tokenizer, sequence: LmSequence): [numb
   flush(memEnd);
   // think, search, final answer: their contents
   let tag: string | undefined;
-  for (let i = memEnd + 1; i < sequence.tokens.length; i++) {
-    if (sequence.lossMask[i] !== 1) continue;
+  for (let i = memEnd + 1; i < end; i++) {
     const w = words[i]!;
     if (/^<\/?(think|search|answer)>$/.test(w)) {
       tag = w.startsWith("</") ? undefined : w.slice(1, -1);
@@ -144,7 +158,6 @@ export function stepPositions(tokenizer: Tokenizer, sequence: LmSequence): [numb
     else if (tag === "search") out.push([i, "search"]);
     else if (tag === "answer") out.push([i, "final answer"]);
   }
-  return out;
 }
 
 /**

@@ -118,17 +118,14 @@ Deno.test("copyDiagnostics(): every test set in order, each model-backed agent o
   }
   assert.ok(scored(4) > scored(2) && scored(2) > scored(1), "more objectives, more teacher turns scored");
   const md = copyDiagnosticMarkdown(sets);
-  assert.deepEqual(
-    md.split("\n").filter((l) => /^\| (SFT|GRPO) /.test(l)).map((l) => l.split(" | ").slice(0, 2).join()),
-    [
-      "| SFT,1",
-      "| SFT,2",
-      "| SFT,4",
-      "| GRPO,1",
-      "| GRPO,2",
-      "| GRPO,4",
-    ],
-  );
+  const [cells, steps] = md.split("Each step of the memory's per-turn operation");
+  const rows = (text: string) =>
+    text.split("\n").filter((l) => /^\| (SFT|GRPO) /.test(l)).map((l) => l.split(" | ").slice(0, 2).join());
+  const expected = ["| SFT,1", "| SFT,2", "| SFT,4", "| GRPO,1", "| GRPO,2", "| GRPO,4"];
+  assert.deepEqual(rows(cells!), expected);
+  // the state memory's steps, one row per agent and test set, the same scores as stepAccuracy on those turns
+  assert.deepEqual(rows(steps!), expected);
+  assert.deepEqual(sets[0]!.steps!.GRPO!.map((c) => c.step).slice(0, 1), ["open from question"]);
   a.dispose();
   b.dispose();
 });
@@ -143,6 +140,7 @@ Deno.test("lookupPositions() finds each objective's first-hop subject once per t
       count: rs.length,
       dropProbability: 0,
       seed: 0,
+      memory: "slots", // the lookup probe reads the slots format's markers in the think
       policies: ["memory"],
       maxTurnTokens: 64,
       records: rs,
@@ -185,6 +183,7 @@ Deno.test("memorySlotPositions(): every name the teacher writes into <mem> label
     count: 6,
     dropProbability: 0,
     seed: 0,
+    memory: "slots", // the slot probe labels the slots format's memories
     policies: ["memory"],
     maxTurnTokens: 64,
     records: data.test.get(3)!,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { droppedObjectives, teacherTurn } from "../../lib/env/teacher.ts";
+import { droppedObjectives, FORGOTTEN, stateTeacherTurn, teacherTurn } from "../../lib/env/teacher.ts";
 import { generateWorld } from "../../lib/env/world.ts";
-import { makeSubQuestion, TEMPLATES } from "../../lib/env/questions.ts";
+import { buildQaSplits, makeSubQuestion, TEMPLATES } from "../../lib/env/questions.ts";
 import { parseTurn } from "../../lib/env/format.ts";
 
 Deno.test("teacherTurn() plans one search per hop, tracks memory slots, drops earlier answers", () => {
@@ -58,4 +58,82 @@ Deno.test("droppedObjectives() is seeded by the question and follows the drop ra
   for (let i = 0; i < 500; i++) dropped += droppedObjectives(`question ${i}`, 4).size;
   assert.ok(Math.abs(dropped / 2000 - 0.3) < 0.04, `rate ${dropped / 2000}`);
   assert.throws(() => droppedObjectives("q", 2, { dropProbability: 2 }), /dropProbability/);
+});
+
+Deno.test("stateTeacherTurn(): the open objectives then the answers found; one search per hop; drops become unknown", () => {
+  const w = generateWorld(6);
+  const person = w.entities.find((e) => e.type === "person")!;
+  const film = w.entities.find((e) => e.type === "film")!;
+  const subs = [
+    makeSubQuestion(w, person.name, TEMPLATES.person[1]!), // born, then located: two hops
+    makeSubQuestion(w, film.name, TEMPLATES.film[0]!),
+  ];
+  const turns = [0, 1, 2, 3].map((t) => stateTeacherTurn(subs, t, new Set([0])));
+  assert.equal(stateTeacherTurn(subs, 4, new Set()), null);
+  const city = person.facts.born!;
+  assert.deepEqual(turns.map((t) => t!.mem), [
+    `${person.name} born located ; ${film.name} director |`, // the question's objectives, in order
+    `${city} located ; ${film.name} director |`, // the first hop read: the open objective rewritten
+    `${film.name} director | ${subs[0]!.answer}`, // popped, its answer appended (fresh: kept this turn)
+    `| ${FORGOTTEN} ; ${film.facts.director}`, // objective 1 is now earlier and dropped
+  ]);
+  assert.deepEqual(turns.map((t) => t!.think), [
+    `${person.name} born`,
+    `${city} located`,
+    `${film.name} director`,
+    "answer",
+  ]);
+  assert.deepEqual(turns.map((t) => t!.content), [
+    `${person.name} born`,
+    `${city} located`,
+    `${film.name} director`,
+    `${FORGOTTEN} ; ${film.facts.director}`,
+  ]);
+  for (const t of turns) {
+    const text = `<mem> ${t!.mem} </mem> <think> ${t!.think} </think> <${t!.action}> ${t!.content} </${t!.action}>`;
+    assert.ok(parseTurn(text).ok, text);
+  }
+  assert.equal(stateTeacherTurn(subs, 3, new Set())!.content, `${subs[0]!.answer} ; ${subs[1]!.answer}`);
+});
+
+Deno.test("stateTeacherTurn(): every turn after the first is the same operation on the previous memory, at 1 to 8 objectives", () => {
+  const w = generateWorld(9);
+  const { test } = buildQaSplits(w, { testCount: 12, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 3 });
+  const parse = (mem: string) => {
+    const [open, done] = mem.split("|").map((p) => p.trim().split(" ; ").filter((x) => x !== ""));
+    return { open: open!, done: done! };
+  };
+  let checked = 0;
+  for (const [k, qs] of test) {
+    for (const q of qs) {
+      const subs = q.subQuestions;
+      const first = parse(stateTeacherTurn(subs, 0, new Set())!.mem);
+      assert.equal(first.open.length, k);
+      assert.deepEqual(first.done, []);
+      let prev = first;
+      for (let t = 1;; t++) {
+        const turn = stateTeacherTurn(subs, t, new Set());
+        if (turn === null) break;
+        const cur = parse(turn.mem);
+        const [head, ...rest] = prev.open;
+        const headWords = head!.split(" ");
+        if (headWords.length === 2) { // the head's last hop was read: pop it, append its answer, copy the rest
+          assert.deepEqual(cur.open, rest);
+          assert.deepEqual(cur.done.slice(0, -1), prev.done);
+          assert.equal(cur.done.length, prev.done.length + 1);
+        } else { // a first hop was read: the head becomes the entity found and the relations left
+          assert.deepEqual(cur.open.slice(1), rest);
+          assert.deepEqual(cur.open[0]!.split(" ").slice(1), headWords.slice(2));
+          assert.deepEqual(cur.done, prev.done);
+        }
+        // the think (and the search) name the first open objective's next hop, or answer from memory
+        assert.equal(turn.think, cur.open.length > 0 ? cur.open[0]!.split(" ").slice(0, 2).join(" ") : "answer");
+        if (turn.action === "answer") assert.equal(turn.content, cur.done.join(" ; "));
+        prev = cur;
+        checked += 1;
+      }
+      assert.deepEqual(prev.done, subs.map((s) => s.answer));
+    }
+  }
+  assert.ok(checked > 400, `${checked} turns checked`);
 });

@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { buildData, loadData } from "../../lib/data/build.ts";
+import { teacherDemonstrations } from "../../lib/train/demos.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { createModel } from "../../lib/model/params.ts";
+import { STEP_KINDS, stepAccuracy, stepPositions } from "../../lib/diagnostics/step_diagnostic.ts";
+import { copyAccuracy } from "../../lib/diagnostics/copy_diagnostic.ts";
+
+const dir = await Deno.makeTempDir();
+await buildData(dir, 8, {
+  trainCount: 4,
+  testCount: 5,
+  testObjectives: [3],
+  sizes: { distractors: 0 },
+  markers: false,
+});
+const data = await loadData(dir);
+const { sequences, episodes } = await teacherDemonstrations(data, {
+  count: 5,
+  dropProbability: 0,
+  seed: 0,
+  policies: ["memory"],
+  maxTurnTokens: 64,
+  records: data.test.get(3)!,
+});
+
+Deno.test("stepPositions(): each step of the state memory's operation, counted on teacher episodes of 3 objectives", () => {
+  const counts = new Map<string, number>();
+  for (const s of sequences) {
+    for (const [, step] of stepPositions(data.tokenizer, s)) counts.set(step, (counts.get(step) ?? 0) + 1);
+  }
+  const hops = episodes.map((e) => e.task.subQuestions!.reduce((n, q) => n + q.hops.length, 0));
+  const twoHop = episodes.map((e) => e.task.subQuestions!.filter((q) => q.hops.length === 2).length);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  // first turn: 3 objectives from the question (2 words, 3 for a 2-hop one); each answer appended once (1 word)
+  assert.equal(counts.get("open from question"), sum(episodes.map((_, i) => 3 * 2 + twoHop[i]!)));
+  assert.equal(counts.get("answer appended"), 5 * 3);
+  assert.equal(counts.get("open next hop"), 2 * sum(twoHop)); // the rewritten head: entity + the relation left
+  // think and search: two words per search turn; the final answer: 3 answers and 2 separators
+  assert.equal(counts.get("think"), 2 * sum(hops) + 5);
+  assert.equal(counts.get("search"), 2 * sum(hops));
+  assert.equal(counts.get("final answer"), 5 * 5);
+  // answers carried: after the k-th answer, each later turn carries k of them
+  assert.ok(counts.get("answers carried")! > 0 && counts.get("open carried")! > 0 && counts.get("separators")! > 0);
+  assert.ok([...counts.keys()].every((k) => (STEP_KINDS as readonly string[]).includes(k)));
+});
+
+Deno.test("stepAccuracy(): scores each labelled token once; the memory's steps add up to copyAccuracy's mem tokens", async () => {
+  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 2 });
+  const steps = await stepAccuracy(model, data.tokenizer, sequences);
+  const labelled = sequences.reduce((n, s) => n + stepPositions(data.tokenizer, s).length, 0);
+  assert.equal(steps.reduce((n, c) => n + c.total, 0), labelled);
+  assert.ok(steps.every((c) => c.correct >= 0 && c.correct <= c.total));
+  const mem = (await copyAccuracy(model, data.tokenizer, new Set(data.corpus.map((d) => d.id)), sequences))
+    .filter((c) => c.tag === "mem").reduce((n, c) => n + c.total, 0);
+  const memSteps = steps.filter((c) => !["think", "search", "final answer"].includes(c.step))
+    .reduce((n, c) => n + c.total, 0);
+  const turns = sequences.reduce(
+    (n, s) => n + s.lossMask.filter((m, i) => m === 1 && s.lossMask[i - 1] !== 1).length,
+    0,
+  );
+  assert.equal(turns, episodes.reduce((n, e) => n + e.turns.length, 0));
+  assert.equal(memSteps, mem - 2 * turns); // copyAccuracy also scores each turn's </mem> and <think> as mem tokens
+  model.dispose();
+});
