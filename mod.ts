@@ -131,7 +131,7 @@ export {
   trainableVariables,
   weightShapes,
 } from "./lib/model/params.ts";
-export { bmm, dense } from "./lib/model/dense.ts";
+export { bmm, dense, MIN_PIECE_PRODUCT } from "./lib/model/dense.ts";
 export {
   causalBias,
   disposeFusedWeights,

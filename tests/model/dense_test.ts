@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
 import { bmm, dense } from "../../lib/model/dense.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
@@ -45,5 +46,23 @@ Deno.test("dense() and bmm() equal tf.matMul in value and gradient on wasm and c
     ) {
       assertAllClose(r[a]!, r[b]!, { rtol: 1e-5, atol: 1e-5, msg: `${name} ${a}` });
     }
+  }
+});
+
+Deno.test("bmm() on both sides of MIN_PIECE_PRODUCT (one batched product, 2-D pieces) equals tf.matMul in value and gradient", async () => {
+  const { MIN_PIECE_PRODUCT } = await import("../../lib/model/dense.ts");
+  for (const [N, M, K, P] of [[3, 8, 32, 8], [2, 64, 32, 64]]) {
+    const product = M! * K! * P!;
+    assert.equal(product >= MIN_PIECE_PRODUCT, N === 2, `${[M, K, P]}: the case meant for each path`);
+    const a = tf.randomNormal([N!, M!, K!], 0, 1, "float32", 5) as tf.Tensor3D;
+    const b = tf.randomNormal([N!, K!, P!], 0, 1, "float32", 6) as tf.Tensor3D;
+    const loss = (f: (x: tf.Tensor3D, y: tf.Tensor3D) => tf.Tensor) => (u: tf.Tensor, v: tf.Tensor) =>
+      tf.sum(tf.square(f(u as tf.Tensor3D, v as tf.Tensor3D)));
+    const [ga, gb] = tf.grads(loss(bmm))([a, b]);
+    const [ra, rb] = tf.grads(loss((x, y) => tf.matMul(x, y)))([a, b]);
+    assertAllClose(bmm(a, b), tf.matMul(a, b), { rtol: 1e-5, atol: 1e-4 });
+    assertAllClose(ga!, ra!, { rtol: 1e-5, atol: 1e-3 });
+    assertAllClose(gb!, rb!, { rtol: 1e-5, atol: 1e-3 });
+    tf.dispose([a, b, ga!, gb!, ra!, rb!]);
   }
 });
