@@ -297,6 +297,7 @@ export {
   runAgents,
 } from "./lib/eval/evaluate.ts";
 export {
+  type CompareResult,
   researchCheck,
   researchCheckMarkdown,
   type ResearchCheckOptions,

@@ -526,7 +526,8 @@ export async function writeEvalFiles(
     "",
     "## Research check",
     "",
-    "The MemPO paper's claims at 4 and more objectives, read off the table above (computed, not tuned):",
+    "The MemPO paper's claims in this miniature, read off the table above (computed, not tuned; the claims that " +
+    "need several RL seeds are decided by `deno task compare`, which writes compare.md):",
     "",
     researchCheckMarkdown(researchCheck(rows)),
     "",

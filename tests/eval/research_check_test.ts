@@ -1,67 +1,81 @@
 import assert from "node:assert/strict";
 import type { EvalRow } from "../../lib/eval/evaluate.ts";
-import { researchCheck, researchCheckMarkdown } from "../../lib/eval/research_check.ts";
+import { type CompareResult, researchCheck, researchCheckMarkdown } from "../../lib/eval/research_check.ts";
 
 const row = (
   agent: string,
   contextPolicy: "full" | "memory",
   objectives: number,
-  f1: number,
-  totalTokens: number,
-  peakContext: number,
+  em: number,
+  totalTokens = 100,
+  peakContext = 50,
 ): EvalRow => ({
   agent,
   contextPolicy,
   objectives,
-  em: f1,
-  f1,
+  em,
+  f1: em,
   formatValid: 1,
   reward: 0,
   totalTokens,
   peakContext,
-  episodes: 16,
+  episodes: 32,
 });
 
-Deno.test("researchCheck(): each claim at each objective count ≥ 4, from the table's numbers", () => {
-  const rows = [
-    row("SFT", "full", 2, 0.9, 100, 80), // below the threshold: not checked
-    row("SFT", "full", 4, 0.30, 1200, 600),
-    row("SFT", "memory", 4, 0.35, 500, 140), // not part of any claim
-    row("GRPO", "memory", 4, 0.40, 450, 130),
-    row("MemPO", "memory", 4, 0.45, 400, 120), // 400/1200 = 1/3 exactly: holds; 120/600 = 0.2: holds
-    row("SFT", "full", 8, 0.20, 3000, 900),
-    row("GRPO", "memory", 8, 0.25, 700, 150),
-    row("MemPO", "memory", 8, 0.25, 1100, 190), // ties do not hold; 1100/3000 > 1/3; 190/900 > 1/5
-  ];
-  const claims = researchCheck(rows);
-  assert.deepEqual(claims.map((c) => [c.objectives, c.holds]), [
-    [4, true],
-    [4, true],
-    [4, true],
-    [4, true],
-    [8, false],
-    [8, true],
-    [8, false],
-    [8, false],
-  ]);
-  assert.equal(claims[2]!.detail, "400 vs 1200 (0.33×)");
-  assert.equal(claims[7]!.detail, "190 vs 900 (0.21×)");
-  assert.deepEqual(researchCheck(rows, { minObjectives: 8 }).map((c) => c.objectives), [8, 8, 8, 8]);
-  // with the teacher's rows, the token claims also show the ratio a perfect policy reaches
-  const teacher = [row("Teacher", "full", 4, 1, 1000, 400), row("Teacher", "memory", 4, 1, 600, 100)];
-  const withTeacher = researchCheck([...rows, ...teacher]);
-  assert.equal(withTeacher[2]!.detail, "400 vs 1200 (0.33×; teacher 0.60×)");
-  assert.equal(withTeacher[3]!.detail, "120 vs 600 (0.20×; teacher 0.25×)");
-  assert.equal(withTeacher[6]!.detail, "1100 vs 3000 (0.37×)", "no teacher rows at 8");
-  assert.equal(researchCheck(rows, { totalRatio: 0.4 })[6]!.holds, true);
-  // missing agents leave their claims out
-  assert.deepEqual(researchCheck(rows.filter((r) => r.agent !== "GRPO")).map((c) => c.claim.slice(0, 14)), [
-    "MemPO total to",
-    "MemPO peak con",
-    "MemPO total to",
-    "MemPO peak con",
-  ]);
-  const md = researchCheckMarkdown(claims);
-  assert.match(md, /\| 8 \| MemPO F1 > GRPO F1 \(the memory advantage helps\) \| no \| 0\.25 vs 0\.25 \|/);
-  assert.match(md, /5 of 8 claims hold\./);
+const table = [
+  row("SFT", "full", 2, 0.6),
+  row("SFT", "full", 4, 0.4),
+  row("SFT", "full", 8, 0.3, 6000, 1200), // 0.3 ≤ 0.6 / 2: the collapse holds (exactly half)
+  row("SFT", "memory", 4, 0.5),
+  row("SFT", "memory", 6, 0.45),
+  row("SFT", "memory", 8, 0.5), // ≥ 0.25 but < 2 × 0.3 = 0.6: does not hold
+  row("MemPO", "memory", 4, 0.6),
+  row("MemPO", "memory", 6, 0.5),
+  row("MemPO", "memory", 8, 0.55, 3000, 401), // 3000/6000 = 0.5 holds; 401/1200 > 1/3 does not
+  row("GRPO", "memory", 4, 0.55),
+  row("GRPO", "memory", 6, 0.5),
+  row("GRPO", "memory", 8, 0.5),
+];
+
+Deno.test("researchCheck(): collapse, memory holds and tokens at the largest test set, from the table's numbers", () => {
+  const claims = researchCheck(table);
+  assert.deepEqual(claims.slice(0, 4).map((c) => [c.objectives, c.holds]), [[8, true], [8, false], [8, true], [
+    8,
+    false,
+  ]]);
+  assert.equal(claims[0]!.detail, "0.30 vs 0.60 / 2");
+  assert.equal(claims[3]!.detail, "401 vs 1200 (0.33×)");
+  // one RL seed: the RL claims are shown but undecided, and there is no MemPO-vs-GRPO claim
+  const rl = claims.slice(4);
+  assert.deepEqual(rl.map((c) => c.claim.split(":")[0]), ["RL learns", "RL learns"]);
+  assert.ok(rl.every((c) => !c.holds && /undecided/.test(c.detail)));
+  assert.match(rl[0]!.detail, /^0\.55 vs SFT 0\.48 at one seed/); // mean of 0.6, 0.5, 0.55 vs of 0.5, 0.45, 0.5
+});
+
+Deno.test("researchCheck(): with compare.json, RL against the seed spread and MemPO > GRPO only where the interval excludes 0", () => {
+  const compare: CompareResult = {
+    seeds: [0, 1, 2],
+    rows: [0, 1, 2].flatMap((seed) =>
+      [4, 6, 8].flatMap((objectives) => [
+        { objectives, agent: "MemPO", seed, em: 0.6 + 0.01 * seed, f1: 0 }, // mean 0.61, spread 0.02
+        { objectives, agent: "GRPO", seed, em: 0.5 + 0.1 * seed, f1: 0 }, // mean 0.6, spread 0.2
+      ])
+    ),
+    paired: [
+      { objectives: 4, meanDiff: 0.05, ciLow: 0.01, ciHigh: 0.09 },
+      { objectives: 6, meanDiff: 0.05, ciLow: -0.01, ciHigh: 0.11 },
+      { objectives: 8, meanDiff: 0.05, ciLow: 0, ciHigh: 0.1 }, // touching 0 does not exclude it
+    ],
+  };
+  const claims = researchCheck(table, { compare }).slice(4);
+  assert.deepEqual(claims.map((c) => [c.objectives, c.holds]), [[8, true], [8, false], [4, true], [6, false], [
+    8,
+    false,
+  ]]);
+  // SFT mean 0.4833: MemPO gains 0.127 > spread 0.02; GRPO gains 0.117 < spread 0.2
+  assert.match(claims[0]!.detail, /gain 0\.13, spread 0\.02 over 3 seeds/);
+  assert.equal(claims[2]!.detail, "+0.05 [0.01, 0.09] over 3 seeds");
+  const md = researchCheckMarkdown(researchCheck(table, { compare }));
+  assert.match(md, /4 of 9 claims hold\./);
+  assert.match(researchCheckMarkdown([]), /nothing to check/);
 });
