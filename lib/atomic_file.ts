@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { faultPoint } from "./fault_point.ts";
 
 /** The temporary name {@linkcode writeFileAtomic} writes before its rename: hidden, beside `path`, per process. */
 function atomicTempPath(path: string): string {
@@ -22,6 +23,7 @@ function atomicTempPath(path: string): string {
  *
  * @param path The file to write (its directory must exist).
  * @param data The new contents (text is written as UTF-8).
+ * @param fault A {@linkcode faultPoint} to mark between the temporary file's sync and the rename (interrupt tests).
  * @returns Nothing, once `path` holds `data`.
  *
  * @example
@@ -36,7 +38,7 @@ function atomicTempPath(path: string): string {
  * assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["a.json"]); // no temporary left
  * ```
  */
-export async function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
+export async function writeFileAtomic(path: string, data: Uint8Array | string, fault?: string): Promise<void> {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const tmp = atomicTempPath(path);
   const file = await Deno.open(tmp, { write: true, create: true, truncate: true });
@@ -46,5 +48,6 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
   } finally {
     file.close();
   }
+  if (fault !== undefined) faultPoint(fault);
   await Deno.rename(tmp, path);
 }

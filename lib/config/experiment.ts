@@ -181,7 +181,7 @@ export const EVAL_CONFIG_SCHEMA = section({
 
 /** The schema of {@linkcode ExperimentConfig}: a whole experiment. */
 export const EXPERIMENT_CONFIG_SCHEMA = section({
-  preset: z.string({ error: "must be a preset name" }).describe("Preset name this config came from."),
+  preset: z.string({ error: "must be a preset name" }).describe("Preset the config starts from (--preset)."),
   name: z.string({ error: "must be letters, digits, '.', '_' or '-'" })
     .regex(/^[\w.-]+$/, { error: "must be letters, digits, '.', '_' or '-'" }).describe("Run name (runs/<name>)."),
   seed: int(0).describe("Seed of everything."),
@@ -191,10 +191,10 @@ export const EXPERIMENT_CONFIG_SCHEMA = section({
   model: oneOf(["tiny", "small", "base", "bench"] as const satisfies readonly ModelPresetName[]).describe(
     "Model preset.",
   ),
-  data: DATA_CONFIG_SCHEMA.describe("Data generation."),
-  sft: SFT_CONFIG_SCHEMA.describe("SFT."),
-  rl: RL_CONFIG_SCHEMA.describe("RL."),
-  eval: EVAL_CONFIG_SCHEMA.describe("Evaluation."),
+  data: DATA_CONFIG_SCHEMA.describe("Data generation: the world, its questions and test sets."),
+  sft: SFT_CONFIG_SCHEMA.describe("Supervised fine-tuning on teacher demonstrations."),
+  rl: RL_CONFIG_SCHEMA.describe("RL, shared by PPO, GRPO and MemPO (each from the SFT weights)."),
+  eval: EVAL_CONFIG_SCHEMA.describe("Evaluation on the test sets (greedy)."),
 });
 
 /** Data generation (see {@linkcode DATA_CONFIG_SCHEMA} for each field). */

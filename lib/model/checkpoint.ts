@@ -22,7 +22,7 @@ import { decodeSafetensors, encodeSafetensors, type NamedArray, type Safetensors
 import type { AdamW } from "../optim/adamw.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { DataError } from "../errors.ts";
-import { faultPoint } from "../testing/fault_point.ts";
+import { faultPoint } from "../fault_point.ts";
 
 /** What {@linkcode saveCheckpoint} writes. */
 export interface CheckpointContents {
@@ -121,8 +121,33 @@ export async function currentCheckpoint(dir: string): Promise<string | undefined
   return undefined;
 }
 
-/** Finishes a swap that a kill interrupted and removes stale siblings (writers only). */
-async function settle(dir: string): Promise<void> {
+/**
+ * Finishes a save that a kill interrupted: a checkpoint left under its
+ * staging name between the two renames is made current under its own name,
+ * and stale hidden siblings are removed. For the run's writer only (a save
+ * in progress would lose its staging directory); {@linkcode saveCheckpoint}
+ * runs it first.
+ *
+ * Source: see {@linkcode currentCheckpoint}.
+ *
+ * @param dir The checkpoint directory.
+ * @returns Nothing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { settleCheckpoint } from "./checkpoint.ts";
+ *
+ * const run = await Deno.makeTempDir();
+ * await Deno.mkdir(`${run}/.sft.prev`);
+ * await Deno.mkdir(`${run}/.sft.next`);
+ * await Deno.writeTextFile(`${run}/.sft.next/config.json`, "{}");
+ * await settleCheckpoint(`${run}/sft`);
+ * assert.deepEqual([...Deno.readDirSync(run)].map((e) => e.name), ["sft"]);
+ * assert.equal(await Deno.readTextFile(`${run}/sft/config.json`), "{}");
+ * ```
+ */
+export async function settleCheckpoint(dir: string): Promise<void> {
   const { next, prev } = siblings(dir);
   if (!(await isDirectory(dir)) && (await isDirectory(prev))) {
     await Deno.rename((await isDirectory(next)) ? next : prev, dir);
@@ -237,7 +262,7 @@ async function modelArrays(model: Model): Promise<NamedArray[]> {
  */
 export async function saveCheckpoint(dir: string, contents: CheckpointContents): Promise<CheckpointRecord> {
   const { next, prev } = siblings(dir);
-  await settle(dir);
+  await settleCheckpoint(dir);
   if (await isDirectory(dir)) {
     const names = [...Deno.readDirSync(dir)].map((e) => e.name);
     if (names.length > 0 && !names.includes("config.json")) {
