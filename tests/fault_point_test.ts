@@ -9,7 +9,11 @@ Deno.addSignalListener("SIGINT", () => console.log("sigint"));
 for (const p of ["a", "b", "a", "a"]) { faultPoint(p); console.log(p); await new Promise((r) => setTimeout(r, 50)); }
 Deno.exit(0);`;
   const r = await new Deno.Command(Deno.execPath(), { args: ["eval", code], env: { MEMPO_FAULT: spec } }).output();
-  return { code: r.code, signal: r.signal, out: new TextDecoder().decode(r.stdout) + new TextDecoder().decode(r.stderr) };
+  return {
+    code: r.code,
+    signal: r.signal,
+    out: new TextDecoder().decode(r.stdout) + new TextDecoder().decode(r.stderr),
+  };
 }
 
 Deno.test("faultPoint(): dies at the n-th hit of its point, sends the signal asked for, ignores other points", async () => {
