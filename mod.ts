@@ -174,8 +174,8 @@ export {
   RELATIONS,
   TRAITS,
   type World,
-  worldSizes,
   type WorldSizes,
+  worldSizes,
 } from "./lib/env/world.ts";
 export {
   buildQaSplits,
@@ -339,9 +339,9 @@ export {
   SHARED_FLAGS,
   type SharedFlagSpec,
   type TaskArgs,
+  taskHelp,
   type TaskIo,
   type TaskSpec,
-  taskHelp,
   usageLine,
 } from "./lib/cli/task.ts";
 export { DataError, UsageError } from "./lib/errors.ts";

@@ -167,16 +167,18 @@ await runTask(TASK, async ({ flags }) => {
       ((performance.now() - t0) / 1000).toFixed(0)
     } s`,
   );
-  console.log(
+  const results: [string, string][] = [
+    ["eval.md", "the table above (EM / F1 / total tokens / peak context), the research check, diagnostics"],
+    ["eval_f1.svg, eval_tokens.svg", "F1 and tokens against the number of objectives"],
+    ["eval.json", "every evaluation row"],
+    ["metrics.jsonl", "one row per training step"],
     [
-      `results in ${outDir}/:`,
-      "  eval.md                      the table above (EM / F1 / total tokens / peak context), the research check",
-      "  eval_f1.svg, eval_tokens.svg F1 and tokens against the number of objectives",
-      "  eval.json                    every evaluation row; metrics.jsonl: one row per training step",
-      `  ${["sft", ...config.rl.algorithms].map((s) => `${s}/`).join(", ").padEnd(29)}checkpoints ` +
-      `(deno task eval ${outDir} evaluates them again)`,
-    ].join("\n"),
-  );
+      ["sft", ...config.rl.algorithms].map((s) => `${s}/`).join(", "),
+      `checkpoints (deno task eval ${outDir} evaluates them again)`,
+    ],
+  ];
+  const width = Math.max(...results.map(([f]) => f.length)) + 2;
+  console.log([`results in ${outDir}/:`, ...results.map(([f, what]) => `  ${f.padEnd(width)}${what}`)].join("\n"));
   // a live GPUDevice at exit leaves the driver's threads racing the exit handlers
   if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));
   return 0;

@@ -128,8 +128,8 @@ export function usageLine(spec: TaskSpec): string {
  * import { taskHelp } from "./task.ts";
  *
  * const help = taskHelp({ name: "deno task x", summary: "Does x.", flags: { reps: { type: "integer", default: 5, help: "repetitions" } } });
- * assert.match(help, /  --reps N +repetitions \(default: 5\)/);
- * assert.match(help, /  -h, --help +show this help and exit/);
+ * assert.match(help, / {2}--reps N +repetitions \(default: 5\)/);
+ * assert.match(help, / {2}-h, --help +show this help and exit/);
  * ```
  */
 export function taskHelp(spec: TaskSpec, shared: Readonly<Record<string, FlagSpec>> = SHARED_FLAGS): string {

@@ -120,7 +120,7 @@ const show = (v: unknown) => (typeof v === "number" ? String(v) : JSON.stringify
  * import assert from "node:assert/strict";
  * import { configHelp } from "./config_help.ts";
  *
- * assert.match(configHelp(), /\n  rl\.lr  number > 0  default 0\.00005 \(quick 0\.0001\)\n      Policy learning rate/);
+ * assert.match(configHelp(), /\n {2}rl\.lr {2}number > 0 {2}default 0\.00005 \(quick 0\.0001\)\n {6}Policy learning rate/);
  * ```
  */
 export function configHelp(): string {

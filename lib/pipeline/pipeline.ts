@@ -98,14 +98,15 @@ async function exists(path: string): Promise<boolean> {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { buildTokenizer, tokenizerToJson } from "../text/tokenizer.ts";
  * import { checkRunTokenizer } from "./pipeline.ts";
  *
  * const run = await Deno.makeTempDir();
  * const data = await Deno.makeTempDir();
- * const words = (w: string[]) => JSON.stringify({ model: { type: "WordLevel", vocab: Object.fromEntries(w.map((x, i) => [x, i])) } });
- * await Deno.writeTextFile(`${data}/tokenizer.json`, words(["a"]));
- * assert.equal(await checkRunTokenizer(run, data, "evaluate"), words(["a"])); // no saved tokenizer
- * await Deno.writeTextFile(`${run}/tokenizer.json`, words(["b"]));
+ * const words = (text: string) => tokenizerToJson(buildTokenizer([text]));
+ * await Deno.writeTextFile(`${data}/tokenizer.json`, words("a"));
+ * assert.equal(await checkRunTokenizer(run, data, "evaluate"), words("a")); // no saved tokenizer
+ * await Deno.writeTextFile(`${run}/tokenizer.json`, words("b"));
  * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /Cannot evaluate .*differs from the run's tokenizer.json/);
  * await Deno.writeTextFile(`${run}/tokenizer.json`, '{"model": {"vocab"');
  * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /tokenizer.json is damaged/);

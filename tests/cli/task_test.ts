@@ -42,13 +42,13 @@ Deno.test("parseTaskArgs(): types, defaults, --no-NAME, choices, ranges and posi
 
 Deno.test("taskHelp(): every flag with its placeholder, meaning, choices and default", () => {
   const help = taskHelp(SPEC);
-  assert.match(help, /^deno task x: does x\.\n\nusage: deno task x RUN \[flags\]\n\narguments:\n  RUN +a run\n/);
-  assert.match(help, /\n  --reps N +repetitions \(≥ 1; default: 5\)\n/);
-  assert.match(help, /\n  --rate X +a rate\n/);
-  assert.match(help, /\n  --mode VALUE +the mode \(one of a, b; default: a\)\n/);
-  assert.match(help, /\n  --torch +use torch \(default: true; --no-torch turns it off\)\n/);
-  assert.match(help, /\n  --quiet +say less\n/);
-  assert.match(help, /\n  -h, --help +show this help and exit\n/);
+  assert.match(help, /^deno task x: does x\.\n\nusage: deno task x RUN \[flags\]\n\narguments:\n {2}RUN +a run\n/);
+  assert.match(help, /\n {2}--reps N +repetitions \(≥ 1; default: 5\)\n/);
+  assert.match(help, /\n {2}--rate X +a rate\n/);
+  assert.match(help, /\n {2}--mode VALUE +the mode \(one of a, b; default: a\)\n/);
+  assert.match(help, /\n {2}--torch +use torch \(default: true; --no-torch turns it off\)\n/);
+  assert.match(help, /\n {2}--quiet +say less\n/);
+  assert.match(help, /\n {2}-h, --help +show this help and exit\n/);
 });
 
 Deno.test("executeTask(): one error path; a shared flag reaches every task through its hook", async () => {
@@ -89,7 +89,7 @@ Deno.test("executeTask(): one error path; a shared flag reaches every task throu
   assert.deepEqual(applied, [4]);
   assert.equal(await executeTask(SPEC, () => 0, ["r", "--threads", "0"], io, shared), 2);
   assert.match(lines.at(-1)!, /--threads must be an integer ≥ 1, current value is "0"/);
-  assert.match(taskHelp(SPEC, shared), /\n  --threads N +wasm threads \(≥ 1; default: 1\)\n/);
+  assert.match(taskHelp(SPEC, shared), /\n {2}--threads N +wasm threads \(≥ 1; default: 1\)\n/);
   assert.throws(
     () => taskHelp(SPEC, { reps: shared.threads! }),
     /flag --reps is shared by every task, declare it once/,
@@ -206,7 +206,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
     const out = new TextDecoder().decode(r.stdout);
     assert.equal(r.code, 0, task);
     assert.match(out, /^\S.*: .+\n\nusage: /, task);
-    assert.match(out, /\n  -h, --help +show this help and exit\n/, task);
+    assert.match(out, /\n {2}-h, --help +show this help and exit\n/, task);
   }
   const train = new TextDecoder().decode(
     (await new Deno.Command(Deno.execPath(), { args: ["run", "-A", `${root}tools/train.ts`, "--help"] }).output())
@@ -221,5 +221,8 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
   })
     .output();
   assert.equal(config.code, 0);
-  assert.match(new TextDecoder().decode(config.stdout), /\n  rl\.groupSize  integer ≥ 1  default 4\n      G, rollouts/);
+  assert.match(
+    new TextDecoder().decode(config.stdout),
+    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 4\n {6}G, rollouts/,
+  );
 });

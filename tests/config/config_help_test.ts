@@ -34,10 +34,10 @@ Deno.test("configFields(): every field of every preset is documented, with a typ
 
 Deno.test("configHelp(): one entry per field, grouped by section, values of both presets", () => {
   const text = configHelp();
-  const entries = text.split("\n").filter((l) => /^  \S/.test(l));
+  const entries = text.split("\n").filter((l) => /^ {2}\S/.test(l));
   assert.equal(entries.length, configFields().length);
   assert.match(text, /\nrl: RL, shared by PPO, GRPO and MemPO/);
-  assert.match(text, /\n  data\.sizes\.people  integer ≥ 1  unset = 100 \(quick 8\)\n      People\.\n/);
-  assert.match(text, /\n  sft\.steps  integer ≥ 0  default 650 \(quick 100\)\n/);
-  assert.match(text, /\n  rl\.memThreshold  number in \[0, 0\.999999\]  default 0\.5; unset = every token\n/);
+  assert.match(text, /\n {2}data\.sizes\.people {2}integer ≥ 1 {2}unset = 100 \(quick 8\)\n {6}People\.\n/);
+  assert.match(text, /\n {2}sft\.steps {2}integer ≥ 0 {2}default 650 \(quick 100\)\n/);
+  assert.match(text, /\n {2}rl\.memThreshold {2}number in \[0, 0\.999999\] {2}default 0\.5; unset = every token\n/);
 });

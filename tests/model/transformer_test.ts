@@ -155,7 +155,7 @@ Deno.test("valueHead() gives one value per position; causalBias() masks the futu
 });
 
 Deno.test("a PyTorch model of the same architecture loads the safetensors and gives the same logits (≤ 1e-4)", async () => {
-  const python = "/usr/bin/python3";
+  const python = Deno.env.get("MEMPO_PYTHON") ?? "/usr/bin/python3"; // Debian's, where python3-torch installs
   if (!(await commandSucceeds(python, ["-c", "import torch"]))) {
     // CI installs PyTorch (.ci/run): there the parity check must run
     assert.notEqual(
