@@ -7,6 +7,15 @@
  * `sft/`, `<algorithm>/` checkpoints, `eval.json`, `eval.md`, `eval_f1.svg`,
  * `eval_tokens.svg`.
  *
+ * Nothing lost at a kill: each checkpoint is one unit (`saveCheckpoint`:
+ * staged, then made current by renames); a metrics row is appended before the
+ * checkpoint that covers it; a resume checks the tokenizer, every checkpoint
+ * (hashes, architecture) and that `metrics.jsonl` holds exactly the rows its
+ * checkpoints cover before it writes anything, then rewrites `config.json`
+ * and `metrics.jsonl` through temporary files and renames. A refused resume
+ * changes nothing; an accepted one recomputes the rows after each checkpoint,
+ * identically.
+ *
  * @module
  */
 import { setBackend } from "../backend/backend.ts";
@@ -57,7 +66,10 @@ export interface PipelineOptions {
   config: ExperimentConfig;
   /** Output directory (`runs/<name>`). */
   outDir: string;
-  /** Continue from the checkpoints in `outDir` (metrics after the last checkpoint are recomputed). @default false */
+  /**
+   * Continue from the checkpoints in `outDir` (metrics after the last checkpoint are recomputed); every check runs
+   * before anything is written, and a refusal is a `DataError`. @default false
+   */
   resume?: boolean;
   /** Progress callback. */
   onProgress?: (e: ProgressEvent) => void;
@@ -555,7 +567,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     timings[algorithm] = clock() - t;
   }
 
-  // evaluation
+  // evaluation (a stop asked for during the last RL step is honoured here: every stage is checkpointed)
+  if (stop()) {
+    sft.dispose();
+    for (const m of trained.values()) m.dispose();
+    return { completed: false, timings };
+  }
   t = clock();
   const agents = runAgents(sft, new Map(config.rl.algorithms.map((a) => [a, trained.get(a)!])), data.tokenizer);
   const total = agents.length * data.test.size;

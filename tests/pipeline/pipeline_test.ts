@@ -8,6 +8,7 @@ import { runPipeline } from "../../lib/pipeline/pipeline.ts";
 import { branchRun } from "../../lib/pipeline/branch.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";
 import { currentCheckpoint, readCheckpointRecord } from "../../lib/model/checkpoint.ts";
+import { buildTokenizer, tokenizerToJson } from "../../lib/text/tokenizer.ts";
 
 const dataDir = await Deno.makeTempDir();
 const config = resolveConfig("quick", { dataDir });
@@ -119,14 +120,18 @@ Deno.test("tools/lookup_probe.ts on the quick run: one lookup line per test set 
 
 Deno.test("pipeline: resuming a run whose data was rebuilt with another tokenizer fails before any training", async () => {
   const dir = await Deno.makeTempDir();
-  await Deno.writeTextFile(`${dir}/tokenizer.json`, "{}");
+  const other = tokenizerToJson(buildTokenizer(["words of another data build"]));
+  await Deno.writeTextFile(`${dir}/tokenizer.json`, other);
   await Deno.writeTextFile(`${dir}/metrics.jsonl`, "");
   await assert.rejects(
     () => runPipeline({ config, outDir: dir, resume: true }),
     /Cannot resume .*tokenizer.json differs from the run's tokenizer.json/,
   );
-  assert.equal(await Deno.readTextFile(`${dir}/tokenizer.json`), "{}", "the run's tokenizer is kept");
+  assert.equal(await Deno.readTextFile(`${dir}/tokenizer.json`), other, "the run's tokenizer is kept");
   assert.equal(await Deno.readTextFile(`${dir}/metrics.jsonl`), "", "nothing was trained");
+  await Deno.writeTextFile(`${dir}/tokenizer.json`, "{}");
+  await assert.rejects(() => runPipeline({ config, outDir: dir, resume: true }), /its tokenizer\.json is damaged/);
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), ["metrics.jsonl", "tokenizer.json"]);
 });
 
 // --- interrupts of a real `deno task train`, and resumes that must refuse ---
@@ -181,7 +186,7 @@ async function task(
               child.kill(signal);
             } catch { /* it has just exited */ }
           }
-          await delay(40);
+          await delay(300); // two pending SIGINTs would be one
         }
         break;
       }
@@ -282,15 +287,15 @@ Deno.test("deno task train (quick): SIGKILL and SIGINT at ten points of RL and o
   await step("checkpoint swapped, previous not yet removed", resume, {
     env: { MEMPO_FAULT: "checkpoint-swapped@2" },
   }, "SIGKILL");
-  // 7. a real SIGKILL from outside, once grpo's step 4 is logged (during its checkpoint or the next step)
-  await step("external SIGKILL at grpo step 4", resume, {
+  // 7. a real SIGKILL from outside, once grpo's step 3 is logged (during its step-4 checkpoint or the next step)
+  await step("external SIGKILL at grpo step 3", resume, {
     watch: dir,
-    when: (rows) => stageStep(rows, "grpo", 4),
+    when: (rows) => stageStep(rows, "grpo", 3),
   }, "SIGKILL");
-  // 8. Ctrl-C twice from outside (the second quits at once, wherever the first one's save is)
-  await step("external SIGINT twice at grpo step 6", resume, {
+  // 8. Ctrl-C twice from outside (the second, if the first's save is still running, quits at once)
+  await step("external SIGINT twice at grpo step 5", resume, {
     watch: dir,
-    when: (rows) => stageStep(rows, "grpo", 6),
+    when: (rows) => stageStep(rows, "grpo", 5),
     signals: ["SIGINT", "SIGINT"],
   }, 130);
   // 9. killed between eval.json and the other evaluation files
