@@ -161,9 +161,9 @@ Deno.test("a PyTorch model of the same architecture loads the safetensors and gi
     assert.notEqual(
       Deno.env.get("MEMPO_REQUIRE_TORCH"),
       "1",
-      "MEMPO_REQUIRE_TORCH=1 but /usr/bin/python3 has no torch",
+      `MEMPO_REQUIRE_TORCH=1 but ${python} has no torch`,
     );
-    console.log("skipped: PyTorch parity: /usr/bin/python3 has no torch (install: apt-get install python3-torch)");
+    console.log(`skipped: PyTorch parity: ${python} has no torch (install: apt-get install python3-torch)`);
     return;
   }
   const m = createModel(modelPreset("tiny", 40), { seed: 8 });
