@@ -163,10 +163,14 @@ export {
 export {
   type CheckpointContents,
   type CheckpointRecord,
+  currentCheckpoint,
   loadCheckpoint,
   type LoadCheckpointOptions,
   type LoadedCheckpoint,
+  readCheckpointRecord,
   saveCheckpoint,
+  settleCheckpoint,
+  verifyCheckpoint,
 } from "./lib/model/checkpoint.ts";
 
 // Lesson 7: the environment and the agent loop
@@ -184,6 +188,7 @@ export {
   TRAITS,
   type World,
   type WorldSizes,
+  worldSizes,
 } from "./lib/env/world.ts";
 export {
   buildQaSplits,
@@ -197,6 +202,7 @@ export {
   type SubQuestion,
   type Template,
   TEMPLATES,
+  testSubjectCount,
 } from "./lib/env/questions.ts";
 export { buildSearchIndex, formatInformation, NO_RESULTS, type SearchHit, type SearchIndex } from "./lib/env/search.ts";
 export { extractSolution, type FormatCheck, type ParsedTurn, parseTurn, validateFormat } from "./lib/env/format.ts";
@@ -263,18 +269,25 @@ export { cosineLr } from "./lib/optim/schedule.ts";
 export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
 export {
   type Algorithm,
+  ALGORITHMS,
   type ConfigOverrides,
+  DATA_CONFIG_SCHEMA,
   type DataConfig,
+  EVAL_CONFIG_SCHEMA,
   type EvalConfig,
+  EXPERIMENT_CONFIG_SCHEMA,
   type ExperimentConfig,
   type ExperimentPresetName,
   mergeSections,
   PRESETS,
   resolveConfig,
+  RL_CONFIG_SCHEMA,
   type RlConfig,
+  SFT_CONFIG_SCHEMA,
   type SftConfig,
   validateConfig,
 } from "./lib/config/experiment.ts";
+export { type ConfigField, configFields, configHelp } from "./lib/config/config_help.ts";
 export { type DemoOptions, tasksFromRecords, teacherDemonstrations, turnSequences } from "./lib/train/demos.ts";
 export { type SftLogRow, trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
 export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
@@ -338,6 +351,28 @@ export {
 } from "./lib/pipeline/pipeline.ts";
 export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
 export { RL_STEP_AXIS, runFigures } from "./lib/pipeline/run_figures.ts";
+export { readRunConfig } from "./lib/pipeline/run_config.ts";
+
+// The tasks' command line: flags declared once, one error path
+export {
+  executeTask,
+  type FlagSpec,
+  type FlagValues,
+  parseTaskArgs,
+  readTaskFile,
+  readTaskJson,
+  runTask,
+  SHARED_FLAGS,
+  type SharedFlagSpec,
+  type TaskArgs,
+  taskHelp,
+  type TaskIo,
+  type TaskSpec,
+  usageLine,
+} from "./lib/cli/task.ts";
+export { DataError, UsageError } from "./lib/errors.ts";
+export { writeFileAtomic } from "./lib/atomic_file.ts";
+export { faultPoint } from "./lib/fault_point.ts";
 
 // Scaling out on verl: the export (docs/verl.md)
 export {

@@ -1,190 +1,190 @@
 // `deno task bench`: the workloads of shared/design/BENCHMARK.md on the chosen backend, and the
 // PyTorch reference (shared/bench/torch_ref.py) in the same run when /usr/bin/python3 has torch.
 // Prints one JSON object on stdout and a table on stderr.
-import { parseArgs } from "node:util";
 import { tf } from "../lib/tf.ts";
-import { type BackendName, setBackend, wasmThreads } from "../lib/backend/backend.ts";
-import { threadsFromEnv } from "../lib/backend/wasm_threads.ts";
+import { BACKEND_NAMES, type BackendName, setBackend, wasmThreads } from "../lib/backend/backend.ts";
 import { countParameters, forwardMatmulFlops, modelPreset } from "../lib/model/config.ts";
+import { disposeFusedWeights, fuseWeights } from "../lib/model/transformer.ts";
 import { createModel, trainableVariables } from "../lib/model/params.ts";
 import { generate } from "../lib/model/generate.ts";
 import { sequenceLogProbs } from "../lib/model/score.ts";
-import { disposeFusedWeights, fuseWeights } from "../lib/model/transformer.ts";
 import { createAdamW } from "../lib/optim/adamw.ts";
 import { collateLm, disposeLmBatch } from "../lib/train/collate.ts";
 import { sftStep } from "../lib/train/sft.ts";
 import { createRng } from "../lib/random.ts";
+import { runTask } from "../lib/cli/task.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    backend: { type: "string", default: "wasm" },
-    threads: { type: "string" },
-    alternate: { type: "string" },
-    out: { type: "string" },
-    reps: { type: "string", default: "5" },
-    "no-torch": { type: "boolean", default: false },
-    "no-rl-step": { type: "boolean", default: false },
+const TASK = {
+  name: "deno task bench",
+  summary: "the workloads of BENCHMARK.md (train, score, generate, one RL step) on a backend, and the PyTorch " +
+    "reference in the same run where /usr/bin/python3 has torch. One JSON object on stdout, a table on stderr.",
+  flags: {
+    backend: { type: "string", choices: BACKEND_NAMES, default: "wasm", value: "NAME", help: "tensor backend" },
+    reps: { type: "integer", min: 1, default: 5, help: "timed repetitions of each workload (the median is reported)" },
+    torch: { type: "boolean", default: true, help: "run the PyTorch reference too" },
+    "rl-step": { type: "boolean", default: true, help: "time one RL step of the quick preset" },
+    alternate: {
+      type: "integer",
+      min: 1,
+      value: "K",
+      help: "K rounds on 1 thread and on --threads, alternating, each in a process of its own; prints medians",
+    },
+    out: { type: "string", value: "FILE", help: "also write the --alternate summary to FILE (JSON)" },
   },
-});
-const reps = Number(values.reps);
-if (values.alternate !== undefined) {
-  // `--alternate K`: K rounds of this bench on 1 thread and on N, alternating, each in a process of its own;
-  // prints the medians and ranges (BENCHMARK.md: compare side by side, alternate, report medians)
-  const { alternateThreads } = await import("./alternate.ts");
-  const n = values.threads === undefined ? threadsFromEnv() : threadsFromEnv(values.threads);
-  const rounds = Number(values.alternate);
-  const forward = Deno.args.filter((a, i, all) =>
-    !["--alternate", "--threads", "--out"].includes(a) &&
-    !["--alternate", "--threads", "--out"].includes(all[i - 1]!) &&
-    !/^--(alternate|threads|out)=/.test(a)
-  );
-  const summary = await alternateThreads({
-    script: new URL(import.meta.url).pathname,
-    args: forward,
-    threads: n,
-    rounds,
-  });
-  if (values.out !== undefined) await Deno.writeTextFile(values.out, JSON.stringify(summary, null, 2) + "\n");
-  console.log(JSON.stringify(summary));
-  Deno.exit(0);
-}
-const threads = values.threads === undefined ? threadsFromEnv() : threadsFromEnv(values.threads);
-await setBackend(values.backend as BackendName, { threads });
-let peakRss = 0;
-const sampleRss = () => (peakRss = Math.max(peakRss, Deno.memoryUsage().rss));
+} as const;
 
-async function median(fn: () => Promise<void> | void, n: number): Promise<number> {
-  await fn(); // warm-up
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn();
-    times.push((performance.now() - t0) / 1000);
-    sampleRss();
+await runTask(TASK, async ({ flags: values }) => {
+  const reps = values.reps;
+  if (values.alternate !== undefined) {
+    // BENCHMARK.md: compare side by side, alternate the two sides, report medians
+    const { alternateThreads } = await import("./alternate.ts");
+    const forward = ["--backend", values.backend, "--reps", String(reps)];
+    if (!values.torch) forward.push("--no-torch");
+    if (!values["rl-step"]) forward.push("--no-rl-step");
+    const summary = await alternateThreads({
+      script: new URL(import.meta.url).pathname,
+      args: forward,
+      threads: wasmThreads() ?? 1,
+      rounds: values.alternate,
+    });
+    if (values.out !== undefined) await Deno.writeTextFile(values.out, JSON.stringify(summary, null, 2) + "\n");
+    console.log(JSON.stringify(summary));
+    return;
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
+  await setBackend(values.backend as BackendName);
 
-// the machine's GEMM peak on this backend: flag-free 2-D products of the model's shapes (the path XNNPACK takes)
-const gemmShapes: [number, number, number][] = [[2048, 384, 128], [128, 2048, 384], [512, 512, 512]];
-const gemm: Record<string, number> = {};
-for (const [m, k, n] of gemmShapes) {
-  const [a, b] = [tf.randomNormal([m, k], 0, 1, "float32", 1), tf.randomNormal([k, n], 0, 1, "float32", 2)];
-  const t = await median(async () => {
-    const c = tf.matMul(a, b);
-    await c.data();
-    c.dispose();
-  }, 9);
-  gemm[`${m}x${k}x${n}`] = (2 * m * k * n) / t / 1e9;
-  tf.dispose([a, b]);
-}
-const gemmPeak = Math.max(...Object.values(gemm));
+  let peakRss = 0;
+  const sampleRss = () => (peakRss = Math.max(peakRss, Deno.memoryUsage().rss));
 
-const V = 512;
-const config = modelPreset("bench", V);
-const model = createModel(config, { seed: 0 });
-const rng = createRng(0);
-const randomRow = (n: number) => Array.from({ length: n }, () => rng.int(V));
-
-// 1. train: batch 8 × 256, next-token cross-entropy, backward, AdamW
-const trainRows = Array.from({ length: 8 }, () => randomRow(257));
-const trainBatch = collateLm(trainRows.map((t) => ({ tokens: t, lossMask: t.map(() => 1) })), 0);
-const opt = createAdamW(trainableVariables(model), { lr: 1e-3, weightDecay: 0.01 });
-const tTrain = await median(async () => void await sftStep(model, opt, trainBatch, { maxGradNorm: 1e9 }), reps);
-disposeLmBatch(trainBatch);
-opt.dispose();
-
-// 2. score: batch 32 × 256, per-token log-prob of given tokens, no gradient
-const scoreRows = Array.from({ length: 32 }, () => randomRow(257));
-const scoreTokens = tf.tensor2d(scoreRows.map((r) => r.slice(0, 256)), undefined, "int32");
-const scoreTargets = tf.tensor2d(scoreRows.map((r) => r.slice(1)), undefined, "int32");
-// as the package scores without gradients (scoreContinuations): the fused projections, made once per call
-const tScore = await median(async () => {
-  const fused = fuseWeights(model);
-  const lp = sequenceLogProbs(model, scoreTokens, scoreTargets, 1, fused);
-  await lp.data();
-  lp.dispose();
-  disposeFusedWeights(fused);
-}, reps);
-tf.dispose([scoreTokens, scoreTargets]);
-
-// 3. generate: batch 16, prompt 64, 64 new tokens sampled with a KV cache
-const prompts = Array.from({ length: 16 }, () => randomRow(64));
-let seed = 0;
-const tGen = await median(async () => {
-  await generate(model, prompts, { maxNewTokens: 64, temperature: 1, padId: 0, seed: seed++ });
-}, Math.max(1, Math.floor(reps / 2) + 1));
-model.dispose();
-
-const result: Record<string, unknown> = {
-  backend: values.backend,
-  threads: values.backend === "wasm" ? wasmThreads() : null,
-  params: countParameters(config),
-  train_tokens_per_s: (8 * 256) / tTrain,
-  score_tokens_per_s: (32 * 256) / tScore,
-  generate_tokens_per_s: (16 * 64) / tGen,
-  rl_step_seconds: null as number | null,
-  peak_rss_mb: 0,
-  // achieved GFLOP/s of each step's matrix products (train: forward + backward = 3× the forward's), beside the
-  // backend's measured GEMM peak on the model's shapes
-  gemm_gflops: gemm,
-  gemm_peak_gflops: gemmPeak,
-  train_matmul_gflops: (3 * forwardMatmulFlops(config, 8, 256)) / tTrain / 1e9,
-  score_matmul_gflops: forwardMatmulFlops(config, 32, 256) / tScore / 1e9,
-};
-
-if (!values["no-rl-step"]) {
-  const stepModule = new URL("./rl_step.ts", import.meta.url);
-  if (await Deno.stat(stepModule).then(() => true, () => false)) {
-    const { measureRlStep } = await import(stepModule.href);
-    const rl = await measureRlStep();
-    result.rl_step_seconds = rl.seconds;
-    result.rl_step_policy = rl.policy;
-    sampleRss();
+  async function median(fn: () => Promise<void> | void, n: number): Promise<number> {
+    await fn(); // warm-up
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await fn();
+      times.push((performance.now() - t0) / 1000);
+      sampleRss();
+    }
+    times.sort((a, b) => a - b);
+    return times[Math.floor(times.length / 2)]!;
   }
-}
-result.peak_rss_mb = Math.round(peakRss / 2 ** 20);
 
-if (!values["no-torch"]) {
-  const script = new URL("../../shared/bench/torch_ref.py", import.meta.url).pathname;
-  try {
-    const out = await new Deno.Command("/usr/bin/python3", { args: [script], stderr: "piped" }).output();
-    if (out.code === 0) {
-      const torch = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
-      result.torch = torch;
-      result.ratio = Object.fromEntries(
-        ["train_tokens_per_s", "score_tokens_per_s", "generate_tokens_per_s"].map((k) => [
-          k,
-          Math.round(((result[k] as number) / torch[k]) * 100) / 100,
-        ]),
-      );
-    } else result.torch = `torch_ref.py failed: ${new TextDecoder().decode(out.stderr).split("\n").at(-2)}`;
-  } catch (e) {
-    result.torch = `not run: ${(e as Error).message}`;
+  // the machine's GEMM peak on this backend: flag-free 2-D products of the model's shapes (the path XNNPACK takes)
+  const gemm: Record<string, number> = {};
+  for (const [m, k, n] of [[2048, 384, 128], [128, 2048, 384], [512, 512, 512]] as const) {
+    const [a, b] = [tf.randomNormal([m, k], 0, 1, "float32", 1), tf.randomNormal([k, n], 0, 1, "float32", 2)];
+    const t = await median(async () => {
+      const c = tf.matMul(a, b);
+      await c.data();
+      c.dispose();
+    }, 9);
+    gemm[`${m}x${k}x${n}`] = (2 * m * k * n) / t / 1e9;
+    tf.dispose([a, b]);
   }
-}
+  const gemmPeak = Math.max(...Object.values(gemm));
 
-const fmt = (x: unknown) => (typeof x === "number" ? x.toFixed(x < 10 ? 2 : 0) : String(x));
-const torch = result.torch as Record<string, number> | undefined;
-console.error(
-  `\nbackend ${values.backend}${
-    result.threads ? ` on ${result.threads} thread(s)` : ""
-  }, ${result.params} parameters, ` +
-    `peak RSS ${result.peak_rss_mb} MB; GEMM peak ${gemmPeak.toFixed(1)} GFLOP/s, train step's products ` +
-    `${(result.train_matmul_gflops as number).toFixed(1)}, score's ${
-      (result.score_matmul_gflops as number).toFixed(1)
-    }`,
-);
-console.error("workload                 mempo-lab    pytorch    ratio");
-for (const k of ["train_tokens_per_s", "score_tokens_per_s", "generate_tokens_per_s"]) {
-  const t = typeof torch === "object" ? torch[k] : undefined;
+  const V = 512;
+  const config = modelPreset("bench", V);
+  const model = createModel(config, { seed: 0 });
+  const rng = createRng(0);
+  const randomRow = (n: number) => Array.from({ length: n }, () => rng.int(V));
+
+  // 1. train: batch 8 × 256, next-token cross-entropy, backward, AdamW
+  const trainRows = Array.from({ length: 8 }, () => randomRow(257));
+  const trainBatch = collateLm(trainRows.map((t) => ({ tokens: t, lossMask: t.map(() => 1) })), 0);
+  const opt = createAdamW(trainableVariables(model), { lr: 1e-3, weightDecay: 0.01 });
+  const tTrain = await median(async () => void await sftStep(model, opt, trainBatch, { maxGradNorm: 1e9 }), reps);
+  disposeLmBatch(trainBatch);
+  opt.dispose();
+
+  // 2. score: batch 32 × 256, per-token log-prob of given tokens, no gradient
+  const scoreRows = Array.from({ length: 32 }, () => randomRow(257));
+  const scoreTokens = tf.tensor2d(scoreRows.map((r) => r.slice(0, 256)), undefined, "int32");
+  const scoreTargets = tf.tensor2d(scoreRows.map((r) => r.slice(1)), undefined, "int32");
+  // as the package scores without gradients (scoreContinuations): the fused projections, made once per call
+  const tScore = await median(async () => {
+    const fused = fuseWeights(model);
+    const lp = sequenceLogProbs(model, scoreTokens, scoreTargets, 1, fused);
+    await lp.data();
+    lp.dispose();
+    disposeFusedWeights(fused);
+  }, reps);
+  tf.dispose([scoreTokens, scoreTargets]);
+
+  // 3. generate: batch 16, prompt 64, 64 new tokens sampled with a KV cache
+  const prompts = Array.from({ length: 16 }, () => randomRow(64));
+  let seed = 0;
+  const tGen = await median(async () => {
+    await generate(model, prompts, { maxNewTokens: 64, temperature: 1, padId: 0, seed: seed++ });
+  }, Math.max(1, Math.floor(reps / 2) + 1));
+  model.dispose();
+
+  const result: Record<string, unknown> = {
+    backend: values.backend,
+    threads: values.backend === "wasm" ? wasmThreads() : null,
+    params: countParameters(config),
+    train_tokens_per_s: (8 * 256) / tTrain,
+    score_tokens_per_s: (32 * 256) / tScore,
+    generate_tokens_per_s: (16 * 64) / tGen,
+    rl_step_seconds: null as number | null,
+    peak_rss_mb: 0,
+    // achieved GFLOP/s of each step's matrix products (train: forward + backward = 3× the forward's), beside the
+    // backend's measured GEMM peak on the model's shapes
+    gemm_gflops: gemm,
+    gemm_peak_gflops: gemmPeak,
+    train_matmul_gflops: (3 * forwardMatmulFlops(config, 8, 256)) / tTrain / 1e9,
+    score_matmul_gflops: forwardMatmulFlops(config, 32, 256) / tScore / 1e9,
+  };
+
+  if (values["rl-step"]) {
+    const stepModule = new URL("./rl_step.ts", import.meta.url);
+    if (await Deno.stat(stepModule).then(() => true, () => false)) {
+      const { measureRlStep } = await import(stepModule.href);
+      const rl = await measureRlStep();
+      result.rl_step_seconds = rl.seconds;
+      result.rl_step_policy = rl.policy;
+      sampleRss();
+    }
+  }
+  result.peak_rss_mb = Math.round(peakRss / 2 ** 20);
+
+  if (values.torch) {
+    const script = new URL("../../shared/bench/torch_ref.py", import.meta.url).pathname;
+    try {
+      const out = await new Deno.Command("/usr/bin/python3", { args: [script], stderr: "piped" }).output();
+      if (out.code === 0) {
+        const torch = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
+        result.torch = torch;
+        result.ratio = Object.fromEntries(
+          ["train_tokens_per_s", "score_tokens_per_s", "generate_tokens_per_s"].map((k) => [
+            k,
+            Math.round(((result[k] as number) / torch[k]) * 100) / 100,
+          ]),
+        );
+      } else result.torch = `torch_ref.py failed: ${new TextDecoder().decode(out.stderr).split("\n").at(-2)}`;
+    } catch (e) {
+      result.torch = `not run: ${(e as Error).message}`;
+    }
+  }
+
+  const fmt = (x: unknown) => (typeof x === "number" ? x.toFixed(x < 10 ? 2 : 0) : String(x));
+  const torch = result.torch as Record<string, number> | undefined;
   console.error(
-    `${k.padEnd(24)} ${fmt(result[k]).padStart(9)} ${fmt(t).padStart(10)} ${
-      t ? ((result[k] as number) / t).toFixed(2).padStart(8) : "       -"
-    }`,
+    `\nbackend ${values.backend}${result.threads ? ` on ${result.threads} thread(s)` : ""}, ${result.params} ` +
+      `parameters, peak RSS ${result.peak_rss_mb} MB; GEMM peak ${gemmPeak.toFixed(1)} GFLOP/s, train step's ` +
+      `products ${(result.train_matmul_gflops as number).toFixed(1)}, score's ${
+        (result.score_matmul_gflops as number).toFixed(1)
+      }`,
   );
-}
-console.error(`rl_step_seconds          ${fmt(result.rl_step_seconds)}`);
-console.log(JSON.stringify(result));
+  console.error("workload                 mempo-lab    pytorch    ratio");
+  for (const k of ["train_tokens_per_s", "score_tokens_per_s", "generate_tokens_per_s"]) {
+    const t = typeof torch === "object" ? torch[k] : undefined;
+    console.error(
+      `${k.padEnd(24)} ${fmt(result[k]).padStart(9)} ${fmt(t).padStart(10)} ${
+        t ? ((result[k] as number) / t).toFixed(2).padStart(8) : "       -"
+      }`,
+    );
+  }
+  console.error(`rl_step_seconds          ${fmt(result.rl_step_seconds)}`);
+  console.log(JSON.stringify(result));
+});

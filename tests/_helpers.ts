@@ -20,6 +20,19 @@ export async function assertNoTensorLeakAsync(fn: () => Promise<unknown>): Promi
   assert.equal(tf.memory().numTensors, before, "tensor count changed across calls");
 }
 
+/**
+ * Whether a program runs here and exits 0. A program that is not installed
+ * makes `Deno.Command#output` throw when it spawns, before any promise exists,
+ * so a `.catch` on the promise never sees it: the try/catch is the guard.
+ */
+export async function commandSucceeds(program: string, args: string[]): Promise<boolean> {
+  try {
+    return (await new Deno.Command(program, { args, stdout: "null", stderr: "null" }).output()).code === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** `MEMPO_SKIP_WEBGPU=1`: no GPU driver in this process (see `webgpuAvailable`). */
 export const SKIP_WEBGPU = Deno.env.get("MEMPO_SKIP_WEBGPU") === "1";
 

@@ -80,6 +80,7 @@ Deno.test("layout: every webgpu parity test is where `deno task test` reruns it 
  * registers the backend's kernels when it loads it).
  */
 const LAYERS: readonly (readonly string[])[] = [
+  ["cli"], // the tasks' command line: flags, --help, one error path
   ["pipeline"], // deno task train: stages, resume, branching runs
   ["export"], // deno task export-verl / serve-search: the run as a verl experiment (data, HF model, overrides, search server)
   ["diagnostics"], // probes of where a policy goes wrong (teacher-forced)
@@ -93,7 +94,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["advantage", "loss"], // the lesson math: estimators on arrays, losses on tensors
   ["tensor", "text", "viz"], // masked reductions and log-probs; the tokenizer; displayables
   ["testing"], // assertAllClose (JSDoc examples and tests)
-  ["backend", "."], // TF.js, its backends and wasm kernels; seeded randomness
+  ["backend", "."], // TF.js, its backends and wasm kernels; seeded randomness; errors, atomic writes, fault points
 ];
 
 function layerOf(folder: string): number {

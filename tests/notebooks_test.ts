@@ -1,13 +1,9 @@
 // The notebook runner fails on a broken cell and on a type error, and passes a good notebook.
 // (tools/test.ts runs the nine lesson notebooks themselves as its own suite.)
 import assert from "node:assert/strict";
+import { commandSucceeds } from "./_helpers.ts";
 
-const hasJupyter = await new Deno.Command("jupyter", {
-  args: ["nbconvert", "--version"],
-  stdout: "null",
-  stderr: "null",
-})
-  .output().then((o) => o.code === 0, () => false);
+const hasJupyter = await commandSucceeds("jupyter", ["nbconvert", "--version"]);
 const runner = new URL("../tools/notebooks.ts", import.meta.url).pathname;
 const mod = "../../mod.ts"; // from .jupyter/probe-*/
 
@@ -35,6 +31,12 @@ async function run(code: string[]): Promise<{ code: number; out: string }> {
   return { code: r.code, out: new TextDecoder().decode(r.stdout) + new TextDecoder().decode(r.stderr) };
 }
 
+if (!hasJupyter && Deno.env.get("MEMPO_REQUIRE_JUPYTER") !== "1") {
+  console.log(
+    "skipped: notebook runner test: Jupyter is not installed here (install: apt-get install jupyter-nbconvert)",
+  );
+}
+
 Deno.test({
   name: "deno task notebooks: a good notebook passes, a throwing cell and a type error fail",
   ignore: !hasJupyter && Deno.env.get("MEMPO_REQUIRE_JUPYTER") !== "1",
@@ -52,4 +54,26 @@ Deno.test({
     assert.notEqual(mistyped.code, 0);
     assert.match(mistyped.out, /FAILED 01_probe.ipynb: type-check/);
   },
+});
+
+Deno.test("deno task notebooks without Jupyter: says what it skipped and how to install it; fails only where it is required", async () => {
+  // jupyter absent from PATH (deno itself runs by its absolute path)
+  const run = async (env: Record<string, string>) => {
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", runner, "--summary"],
+      env: { NO_COLOR: "1", PATH: "/nonexistent", ...env },
+    }).output();
+    return { code: r.code, out: new TextDecoder().decode(r.stdout), err: new TextDecoder().decode(r.stderr) };
+  };
+  const free = await run({ MEMPO_REQUIRE_JUPYTER: "0" });
+  assert.equal(free.code, 0, free.err);
+  assert.match(
+    free.out,
+    /^skipped: notebooks: Jupyter is not installed here.*\(install: apt-get install .*jupyter-nbconvert/m,
+  );
+  assert.match(free.out, /^notebooks: 0 passed, 0 failed$/m);
+  const required = await run({ MEMPO_REQUIRE_JUPYTER: "1" });
+  assert.equal(required.code, 1);
+  assert.match(required.out, /^notebooks: 0 passed, 1 failed$/m);
+  assert.equal(free.err + required.err, "", "no stack trace");
 });

@@ -1,61 +1,78 @@
-// `deno task eval runs/NAME`: re-evaluate a finished run's checkpoints and rewrite eval.md / eval.json.
+// `deno task eval runs/NAME`: evaluate a run's checkpoints again and rewrite its eval.md / eval.json.
 import { loadData } from "../lib/data/build.ts";
 import { unseenTestWords } from "../lib/data/coverage.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
+import { modelPreset } from "../lib/model/config.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
-import { type Algorithm, resolveConfig } from "../lib/config/experiment.ts";
+import type { Algorithm } from "../lib/config/experiment.ts";
 import { copyDiagnostics } from "../lib/diagnostics/copy_diagnostic.ts";
 import { evalMarkdown, evaluateAgents, runAgents } from "../lib/eval/evaluate.ts";
 import { checkRunTokenizer, writeEvalFiles } from "../lib/pipeline/pipeline.ts";
+import { readRunConfig } from "../lib/pipeline/run_config.ts";
+import { runTask } from "../lib/cli/task.ts";
 import type { Model } from "../lib/model/params.ts";
 
-const dir = Deno.args[0];
-if (dir === undefined) {
-  console.error("usage: deno task eval runs/NAME");
-  Deno.exit(2);
-}
-const saved = JSON.parse(await Deno.readTextFile(`${dir}/config.json`));
-const { preset, ...overrides } = saved;
-const config = resolveConfig(preset, overrides);
-await setBackend(config.backend);
-// the checkpoints' token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
-await checkRunTokenizer(dir, config.dataDir, "evaluate").catch((e: Error) => {
-  console.error(e.message);
-  Deno.exit(1);
+const TASK = {
+  name: "deno task eval",
+  summary: "evaluate a run's SFT and RL checkpoints again on its test sets (its config's eval section) and " +
+    "rewrite its eval.md, eval.json and plots. Every checkpoint is checked first: its files' hashes, and its " +
+    "architecture against its weights and against the run's config.",
+  positionals: [{ name: "RUN", help: "a run directory (runs/NAME) written by deno task train" }],
+  flags: {},
+} as const;
+
+await runTask(TASK, async ({ positionals }) => {
+  const dir = positionals[0]!;
+  const config = await readRunConfig(dir);
+  await setBackend(config.backend);
+  // the checkpoints' token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
+  await checkRunTokenizer(dir, config.dataDir, "evaluate");
+  const data = await loadData(config.dataDir);
+  const expect = modelPreset(config.model, data.tokenizer.size);
+  const models: Model[] = [];
+  const load = async (name: string) => {
+    const m = (await loadCheckpoint(`${dir}/${name}`, { trainable: false, expect })).models.policy!;
+    models.push(m);
+    return m;
+  };
+  try {
+    const sft = await load("sft");
+    const trained = new Map<Algorithm, Model>();
+    for (const a of config.rl.algorithms) trained.set(a, await load(a));
+    const agents = runAgents(sft, trained, data.tokenizer, config.sft.teacherMemory ?? "state");
+    const t0 = performance.now();
+    const rows = await evaluateAgents(
+      agents,
+      data,
+      config.eval,
+      (r) =>
+        console.log(`${r.agent} (${r.contextPolicy}) ${r.objectives} obj: EM ${r.em.toFixed(2)} F1 ${r.f1.toFixed(2)}`),
+    );
+    // where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
+    const diagnostic = await copyDiagnostics(agents, data, {
+      questions: config.eval.questions,
+      maxTurnTokens: config.eval.maxTurnTokens,
+      seed: config.seed,
+      memory: config.sft.teacherMemory ?? "state",
+    });
+    // the training curves come from the run's log
+    const metrics = await Deno.readTextFile(`${dir}/metrics.jsonl`).then(
+      (text) => text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)),
+      () => [],
+    );
+    await writeEvalFiles(
+      dir,
+      rows,
+      { eval: (performance.now() - t0) / 1000 },
+      diagnostic,
+      unseenTestWords(data),
+      metrics,
+    );
+    console.log(evalMarkdown(rows));
+    console.log(`wrote ${dir}/eval.md, eval.json and its figures`);
+  } finally {
+    for (const m of models) m.dispose();
+  }
+  // a live GPUDevice at exit leaves the driver's threads racing the exit handlers
+  if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));
 });
-const data = await loadData(config.dataDir);
-const models: Model[] = [];
-const load = async (name: string) => {
-  const m = (await loadCheckpoint(`${dir}/${name}`, { trainable: false })).models.policy!;
-  models.push(m);
-  return m;
-};
-const sft = await load("sft");
-const trained = new Map<Algorithm, Model>();
-for (const a of config.rl.algorithms) trained.set(a, await load(a));
-const agents = runAgents(sft, trained, data.tokenizer, config.sft.teacherMemory ?? "state");
-const t0 = performance.now();
-const rows = await evaluateAgents(
-  agents,
-  data,
-  config.eval,
-  (r) =>
-    console.log(`${r.agent} (${r.contextPolicy}) ${r.objectives} obj: EM ${r.em.toFixed(2)} F1 ${r.f1.toFixed(2)}`),
-);
-// where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
-const diagnostic = await copyDiagnostics(agents, data, {
-  questions: config.eval.questions,
-  maxTurnTokens: config.eval.maxTurnTokens,
-  seed: config.seed,
-  memory: config.sft.teacherMemory ?? "state",
-});
-// the training curves come from the run's log
-const metrics = await Deno.readTextFile(`${dir}/metrics.jsonl`).then(
-  (text) => text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)),
-  () => [],
-);
-await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 }, diagnostic, unseenTestWords(data), metrics);
-console.log(evalMarkdown(rows));
-for (const m of models) m.dispose();
-// a live GPUDevice at exit leaves the driver's threads racing the exit handlers
-if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));

@@ -4,11 +4,12 @@
 // names after each objective marker (`q2 drelul …`: the word after `q2` in the question), with the question's parts in
 // marker order and reversed (`q2 … ; q1 …`). A lookup by marker scores the same both ways; a lookup by place falls.
 // Then, in marker order, the names it writes into <mem>: in slots carried from the previous memory and in the new one.
-import { parseArgs } from "node:util";
 import { loadData } from "../lib/data/build.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
+import { modelPreset } from "../lib/model/config.ts";
 import { setBackend } from "../lib/backend/backend.ts";
-import { resolveConfig } from "../lib/config/experiment.ts";
+import { readRunConfig } from "../lib/pipeline/run_config.ts";
+import { runTask } from "../lib/cli/task.ts";
 import {
   lookupAccuracy,
   memorySlotAccuracy,
@@ -16,44 +17,53 @@ import {
   reverseObjectives,
 } from "../lib/diagnostics/copy_diagnostic.ts";
 
-const { values, positionals } = parseArgs({
-  args: Deno.args,
-  allowPositionals: true,
-  options: { policy: { type: "string", default: "sft" } },
-});
-const dir = positionals[0];
-if (dir === undefined || !["sft", "mempo", "grpo", "ppo"].includes(values.policy)) {
-  console.error("usage: deno run -A tools/lookup_probe.ts runs/NAME [--policy sft|mempo|grpo|ppo]");
-  Deno.exit(2);
-}
-const { preset, ...overrides } = JSON.parse(await Deno.readTextFile(`${dir}/config.json`));
-const config = resolveConfig(preset, overrides);
-await setBackend(config.backend);
-const data = await loadData(config.dataDir);
-const names = new Set(data.corpus.map((d) => d.id));
-const model = (await loadCheckpoint(`${dir}/${values.policy}`, { trainable: false })).models.policy!;
-console.log(`${dir} (${values.policy}): teacher-forced subject lookups by objective marker, % right (lookups)`);
-for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
-  const records = set.slice(0, config.eval.questions);
-  for (const order of ["marker", "reversed"] as const) {
-    const sequences = await probeTurns(
-      data,
-      order === "marker" ? records : records.map((r) => ({ ...r, question: reverseObjectives(r.question) })),
-      { seed: config.seed, maxTurnTokens: config.eval.maxTurnTokens, maxPositions: model.config.maxPositions },
-    );
-    const cells = await lookupAccuracy(model, data.tokenizer, sequences);
-    const correct = cells.reduce((n, c) => n + c.correct, 0);
-    const total = cells.reduce((n, c) => n + c.total, 0);
-    console.log(
-      `${k} objectives, ${order.padEnd(8)}  all ${(100 * correct / Math.max(1, total)).toFixed(0)}%  ` +
-        cells.map((c) => `${c.marker} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
-    );
-    if (order === "marker") {
-      const mem = await memorySlotAccuracy(model, data.tokenizer, names, sequences);
-      const pct = (h: { correct: number; total: number }) =>
-        `${(100 * h.correct / Math.max(1, h.total)).toFixed(0)}% (${h.total})`;
-      console.log(`${k} objectives, <mem> names: carried slots ${pct(mem.carried)}, new slot ${pct(mem.new)}`);
+const TASK = {
+  name: "deno run -A tools/lookup_probe.ts",
+  summary: "how a run's policy finds an objective's subject in the question (teacher-forced, memory context), " +
+    "with the question's parts in marker order and reversed, and the names it writes into <mem>.",
+  positionals: [{ name: "RUN", help: "a run directory (runs/NAME)" }],
+  flags: {
+    policy: {
+      type: "string",
+      choices: ["sft", "mempo", "grpo", "ppo"],
+      default: "sft",
+      value: "NAME",
+      help: "which checkpoint",
+    },
+  },
+} as const;
+
+await runTask(TASK, async ({ flags, positionals }) => {
+  const dir = positionals[0]!;
+  const config = await readRunConfig(dir);
+  await setBackend(config.backend);
+  const data = await loadData(config.dataDir);
+  const names = new Set(data.corpus.map((d) => d.id));
+  const expect = modelPreset(config.model, data.tokenizer.size);
+  const model = (await loadCheckpoint(`${dir}/${flags.policy}`, { trainable: false, expect })).models.policy!;
+  console.log(`${dir} (${flags.policy}): teacher-forced subject lookups by objective marker, % right (lookups)`);
+  for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
+    const records = set.slice(0, config.eval.questions);
+    for (const order of ["marker", "reversed"] as const) {
+      const sequences = await probeTurns(
+        data,
+        order === "marker" ? records : records.map((r) => ({ ...r, question: reverseObjectives(r.question) })),
+        { seed: config.seed, maxTurnTokens: config.eval.maxTurnTokens, maxPositions: model.config.maxPositions },
+      );
+      const cells = await lookupAccuracy(model, data.tokenizer, sequences);
+      const correct = cells.reduce((n, c) => n + c.correct, 0);
+      const total = cells.reduce((n, c) => n + c.total, 0);
+      console.log(
+        `${k} objectives, ${order.padEnd(8)}  all ${(100 * correct / Math.max(1, total)).toFixed(0)}%  ` +
+          cells.map((c) => `${c.marker} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
+      );
+      if (order === "marker") {
+        const mem = await memorySlotAccuracy(model, data.tokenizer, names, sequences);
+        const pct = (h: { correct: number; total: number }) =>
+          `${(100 * h.correct / Math.max(1, h.total)).toFixed(0)}% (${h.total})`;
+        console.log(`${k} objectives, <mem> names: carried slots ${pct(mem.carried)}, new slot ${pct(mem.new)}`);
+      }
     }
   }
-}
-model.dispose();
+  model.dispose();
+});

@@ -1,165 +1,185 @@
 // `deno task train`: the whole pipeline (data → SFT → RL → evaluation) on the wasm backend by default.
-//   --preset quick|default   --algo ppo|grpo|mempo[,…]   --backend NAME   --seed N
-//   --out DIR (default runs/<name>)   --resume DIR   --config run.json   --name NAME
-//   --from DIR: a new run whose RL starts from DIR's SFT checkpoint (its config, with --config and flags applied)
-import { parseArgs } from "node:util";
+// `deno task train --help` lists the flags, `--help-config` every config field.
 import cliProgress from "cli-progress";
-import { type ConfigOverrides, mergeSections, resolveConfig } from "../lib/config/experiment.ts";
+import { BACKEND_NAMES, releaseBackend, setBackend } from "../lib/backend/backend.ts";
+import { type ConfigOverrides, mergeSections, PRESETS, resolveConfig } from "../lib/config/experiment.ts";
+import { configHelp } from "../lib/config/config_help.ts";
 import { type ProgressEvent, runPipeline } from "../lib/pipeline/pipeline.ts";
 import { branchRun } from "../lib/pipeline/branch.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
-import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
+import { readTaskJson, runTask } from "../lib/cli/task.ts";
+import { UsageError } from "../lib/errors.ts";
+import { readRunConfig } from "../lib/pipeline/run_config.ts";
 
-const USAGE =
-  "usage: deno task train [--preset quick|default] [--algo mempo,grpo,ppo] [--backend wasm|cpu|webgpu|tensorflow|tensorflow-gpu] [--seed N] [--out DIR] [--resume DIR] [--from DIR] [--config run.json] [--name NAME]";
-
-function fail(message: string): never {
-  console.error(`error: ${message}\n${USAGE}`);
-  Deno.exit(2);
-}
-
-let values;
-try {
-  ({ values } = parseArgs({
-    args: Deno.args,
-    options: {
-      preset: { type: "string" },
-      algo: { type: "string" },
-      backend: { type: "string" },
-      seed: { type: "string" },
-      out: { type: "string" },
-      resume: { type: "string" },
-      from: { type: "string" },
-      config: { type: "string" },
-      name: { type: "string" },
-      help: { type: "boolean", short: "h" },
+const TASK = {
+  name: "deno task train",
+  summary: "the whole pipeline: data → SFT → RL (each algorithm from the SFT weights) → evaluation, " +
+    "every stage checkpointed and resumable (Ctrl-C saves and exits 130).",
+  flags: {
+    preset: {
+      type: "string",
+      choices: Object.keys(PRESETS),
+      value: "NAME",
+      defaultText: "default, or the run's with --resume / --from",
+      help: "experiment preset (quick: ~90 s, for CI; default: ~30 min)",
     },
-    strict: true,
-  }));
-} catch (e) {
-  fail((e as Error).message);
-}
-if (values.help) {
-  console.log(USAGE);
-  Deno.exit(0);
-}
+    algo: {
+      type: "string",
+      value: "LIST",
+      defaultText: "mempo,grpo",
+      help: "RL algorithms, comma-separated: ppo, grpo, mempo",
+    },
+    backend: { type: "string", choices: BACKEND_NAMES, value: "NAME", defaultText: "wasm", help: "tensor backend" },
+    seed: { type: "integer", min: 0, defaultText: "0", help: "seed of everything" },
+    name: { type: "string", value: "NAME", defaultText: "the preset's", help: "run name (the output is runs/NAME)" },
+    out: { type: "string", value: "DIR", defaultText: "runs/NAME", help: "output directory" },
+    config: {
+      type: "string",
+      value: "FILE",
+      help: 'JSON of config fields, merged section by section ({"rl": {"lr": 1e-4}}); see --help-config',
+    },
+    resume: {
+      type: "string",
+      value: "DIR",
+      help: "continue the run in DIR from its checkpoints (its config, flags applied)",
+    },
+    from: {
+      type: "string",
+      value: "DIR",
+      help: "a new run whose RL starts from DIR's finished SFT checkpoint (DIR's config, --config and flags applied)",
+    },
+    "help-config": { type: "boolean", help: "list every config field with its type, defaults and meaning, and exit" },
+  },
+  notes: [
+    "examples:",
+    "  deno task train --preset quick",
+    "  deno task train --resume runs/quick",
+    "  deno task train --from runs/quick --name lr3 --config lr.json",
+    "",
+    "exit codes: 0 done, 130 interrupted (resumable), 2 bad flags or config, 1 bad or missing files.",
+  ].join("\n"),
+} as const;
 
-let overrides: ConfigOverrides & { preset?: string } = {};
-const resumeDir = values.resume;
-const fromDir = values.from;
-if (resumeDir !== undefined && fromDir !== undefined) fail("--resume and --from exclude each other");
-const baseRun = resumeDir ?? fromDir;
-if (baseRun !== undefined) {
-  try {
-    overrides = JSON.parse(await Deno.readTextFile(`${baseRun}/config.json`));
-  } catch (e) {
-    fail(
-      `--${resumeDir !== undefined ? "resume" : "from"} ${baseRun}: cannot read its config.json (${
-        (e as Error).message
-      })`,
-    );
+await runTask(TASK, async ({ flags }) => {
+  if (flags["help-config"]) {
+    console.log(configHelp());
+    return 0;
   }
-}
-if (values.config !== undefined) {
-  try {
+  const resumeDir = flags.resume;
+  const fromDir = flags.from;
+  if (resumeDir !== undefined && fromDir !== undefined) throw new UsageError("--resume and --from exclude each other");
+  if (resumeDir !== undefined && flags.out !== undefined) {
+    throw new UsageError("--resume continues the run where it is: --out does not apply");
+  }
+  const baseRun = resumeDir ?? fromDir;
+  let overrides: ConfigOverrides & { preset?: string } = {};
+  // the run's own config must be valid as it stands: a damaged one is the file's fault (exit 1), not the flags'
+  if (baseRun !== undefined) overrides = { ...(await readRunConfig(baseRun)) };
+  if (flags.config !== undefined) {
+    const file = await readTaskJson(flags.config, "--config file");
+    if (typeof file !== "object" || file === null || Array.isArray(file)) {
+      throw new UsageError(
+        `--config ${flags.config} must hold a JSON object of config fields, current value is ${JSON.stringify(file)}`,
+      );
+    }
     // section by section, as resolveConfig merges overrides into a preset: {"rl": {"lr": 1e-4}} keeps the rest of rl
-    overrides = mergeSections(overrides, JSON.parse(await Deno.readTextFile(values.config))) as typeof overrides;
-  } catch (e) {
-    fail(`--config ${values.config}: ${(e as Error).message}`);
+    overrides = mergeSections(overrides, file as Record<string, unknown>) as typeof overrides;
   }
-}
-const preset = values.preset ?? overrides.preset ?? "default";
-if (values.preset !== undefined && overrides.name === undefined) delete overrides.name;
-delete overrides.preset;
-if (values.algo !== undefined) {
-  overrides.rl = { ...overrides.rl, algorithms: values.algo.split(",").map((s) => s.trim()) as never };
-}
-if (values.backend !== undefined) overrides.backend = values.backend as never;
-if (values.seed !== undefined) {
-  const seed = Number(values.seed);
-  if (!Number.isInteger(seed) || seed < 0) {
-    fail(`--seed must be a non-negative integer, current value is ${values.seed}`);
+  const preset = flags.preset ?? overrides.preset ?? "default";
+  if (flags.preset !== undefined && overrides.name === undefined) delete overrides.name;
+  delete overrides.preset;
+  if (flags.algo !== undefined) {
+    overrides.rl = { ...overrides.rl, algorithms: flags.algo.split(",").map((s) => s.trim()) as never };
   }
-  overrides.seed = seed;
-}
-if (values.name !== undefined) overrides.name = values.name;
-let config;
-try {
-  config = resolveConfig(preset, overrides);
-} catch (e) {
-  fail((e as Error).message);
-}
-if (values.out === undefined && baseRun === undefined && config.dataDir === "data") {
-  config.dataDir = `data/${config.preset}`;
-}
-const outDir = resumeDir ?? values.out ?? `runs/${config.name}`;
+  if (flags.backend !== undefined) overrides.backend = flags.backend as never;
+  if (flags.seed !== undefined) overrides.seed = flags.seed;
+  if (flags.name !== undefined) overrides.name = flags.name;
+  const config = resolveConfig(preset, overrides);
+  if (flags.out === undefined && baseRun === undefined && config.dataDir === "data") {
+    config.dataDir = `data/${config.preset}`;
+  }
+  const outDir = resumeDir ?? flags.out ?? `runs/${config.name}`;
 
-// progress: a bar on a TTY, plain lines otherwise
-const tty = Deno.stdout.isTerminal();
-const bar = tty
-  ? new cliProgress.SingleBar({
-    format: "{stage} |{bar}| {value}/{total} | ETA {eta_formatted} | {info}",
-    hideCursor: true,
-  }, cliProgress.Presets.shades_classic)
-  : undefined;
-let currentStage = "";
-let lastLine = 0;
-const fmt = (info: Record<string, number | string>) =>
-  Object.entries(info).map(([k, v]) => `${k} ${typeof v === "number" ? v.toFixed(3) : v}`).join(", ");
-function onProgress(e: ProgressEvent) {
-  if (bar) {
-    if (e.stage !== currentStage) {
-      if (currentStage !== "") bar.stop();
+  // progress: on a TTY a bar (stage, step, ETA, the latest reward or loss), plain lines otherwise
+  const tty = Deno.stdout.isTerminal();
+  const bar = tty
+    ? new cliProgress.SingleBar({
+      format: "{stage} |{bar}| step {value}/{total} | ETA {eta_formatted} | {info}",
+      hideCursor: true,
+      etaBuffer: 20,
+    }, cliProgress.Presets.shades_classic)
+    : undefined;
+  let currentStage = "";
+  let lastLine = 0;
+  const fmt = (info: Record<string, number | string>) =>
+    Object.entries(info).map(([k, v]) => `${k} ${typeof v === "number" ? v.toFixed(3) : v}`).join(", ");
+  const onProgress = (e: ProgressEvent) => {
+    if (bar) {
+      if (e.stage !== currentStage) {
+        if (currentStage !== "") bar.stop();
+        currentStage = e.stage;
+        bar.start(e.total, e.step, { stage: e.stage.padEnd(8), info: fmt(e.info) });
+      } else bar.update(e.step, { info: fmt(e.info) });
+      return;
+    }
+    const now = Date.now();
+    if (e.stage !== currentStage || e.step === e.total || now - lastLine > 5000) {
+      console.log(`[${e.stage}] ${e.step}/${e.total} ${fmt(e.info)}`);
+      lastLine = now;
       currentStage = e.stage;
-      bar.start(e.total, e.step, { stage: e.stage.padEnd(5), info: fmt(e.info) });
-    } else bar.update(e.step, { info: fmt(e.info) });
-    return;
-  }
-  const now = Date.now();
-  if (e.stage !== currentStage || e.step === e.total || now - lastLine > 5000) {
-    console.log(`[${e.stage}] ${e.step}/${e.total} ${fmt(e.info)}`);
-    lastLine = now;
-    currentStage = e.stage;
-  }
-}
+    }
+  };
 
-let interrupted = false;
-const onSigint = () => {
-  if (interrupted) Deno.exit(130);
-  interrupted = true;
-  console.error("\ninterrupted: saving a checkpoint (Ctrl-C again to quit now)");
-};
-Deno.addSignalListener("SIGINT", onSigint);
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) Deno.exit(130);
+    interrupted = true;
+    console.error("\ninterrupted: saving a checkpoint (Ctrl-C again to quit now)");
+  };
+  Deno.addSignalListener("SIGINT", onSigint);
 
-console.log(
-  `mempo-lab: preset ${config.preset}, model ${config.model}, algorithms ${
-    config.rl.algorithms.join(", ")
-  }, backend ${config.backend}, seed ${config.seed} → ${outDir}`,
-);
-if (fromDir !== undefined) {
-  await branchRun(fromDir, outDir, config).catch((e: Error) => fail(e.message));
-  console.log(`from ${fromDir}: its SFT checkpoint, warm-up and SFT metrics copied to ${outDir}`);
-}
-const t0 = performance.now();
-const result = await runPipeline({
-  config,
-  outDir,
-  resume: baseRun !== undefined,
-  onProgress,
-  shouldStop: () => interrupted,
+  console.log(
+    `mempo-lab: preset ${config.preset}, model ${config.model}, algorithms ${
+      config.rl.algorithms.join(", ")
+    }, backend ${config.backend}, seed ${config.seed} → ${outDir}`,
+  );
+  if (fromDir !== undefined) {
+    await branchRun(fromDir, outDir, config);
+    console.log(`from ${fromDir}: its SFT checkpoint, warm-up and SFT metrics copied to ${outDir}`);
+  }
+  const t0 = performance.now();
+  const result = await runPipeline({
+    config,
+    outDir,
+    resume: baseRun !== undefined,
+    onProgress,
+    shouldStop: () => interrupted,
+  });
+  bar?.stop();
+  Deno.removeSignalListener("SIGINT", onSigint);
+  if (!result.completed) {
+    console.log(`stopped; resume with: deno task train --resume ${outDir}`);
+    return 130;
+  }
+  console.log(`\n${evalMarkdown(result.eval!)}\n`);
+  console.log(
+    `stage seconds: ${Object.entries(result.timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}; total ${
+      ((performance.now() - t0) / 1000).toFixed(0)
+    } s`,
+  );
+  const results: [string, string][] = [
+    ["eval.md", "the table above (EM / F1 / total tokens / peak context), the research check, diagnostics"],
+    ["eval_f1.svg, eval_tokens.svg", "F1 and tokens against the number of objectives"],
+    ["eval.json", "every evaluation row"],
+    ["metrics.jsonl", "one row per training step"],
+    [
+      ["sft", ...config.rl.algorithms].map((s) => `${s}/`).join(", "),
+      `checkpoints (deno task eval ${outDir} evaluates them again)`,
+    ],
+  ];
+  const width = Math.max(...results.map(([f]) => f.length)) + 2;
+  console.log([`results in ${outDir}/:`, ...results.map(([f, what]) => `  ${f.padEnd(width)}${what}`)].join("\n"));
+  // a live GPUDevice at exit leaves the driver's threads racing the exit handlers
+  if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));
+  return 0;
 });
-bar?.stop();
-Deno.removeSignalListener("SIGINT", onSigint);
-if (!result.completed) {
-  console.log(`stopped; resume with: deno task train --resume ${outDir}`);
-  Deno.exit(130);
-}
-console.log(`\n${evalMarkdown(result.eval!)}\n`);
-console.log(
-  `stage seconds: ${Object.entries(result.timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}; total ${
-    ((performance.now() - t0) / 1000).toFixed(0)
-  } s`,
-);
-console.log(`wrote ${outDir}/eval.md, eval.json, metrics.jsonl`);
-// a live GPUDevice at exit leaves the driver's threads racing the exit handlers
-if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));

@@ -1,188 +1,222 @@
 /**
  * Experiment configuration: every hyperparameter of `deno task train`, its
  * presets (`quick` for CI, `default` for the 30-minute run), overrides and
- * validation with messages that name the field.
+ * validation with messages that name the field and its value.
+ *
+ * The schema (zod, one strict object per section) is the single source of
+ * the fields: their TypeScript types are inferred from it, it checks every
+ * type and range and rejects unknown keys at every depth, and its
+ * descriptions are what `deno task train --help-config` prints. A new field
+ * is one line in its section's schema: a type with its range, `.optional()`
+ * when a preset may leave it out, and a description (with `unset` saying
+ * what leaving it out means).
  *
  * @module
  */
-import type { BackendName } from "../backend/backend.ts";
+import { z } from "zod";
+import { BACKEND_NAMES } from "../backend/backend.ts";
 import type { ModelPresetName } from "../model/config.ts";
-import type { KlEstimator } from "../loss/kl.ts";
+import { KL_ESTIMATORS } from "../loss/kl.ts";
 import type { GroupStd } from "../advantage/grpo.ts";
-import type { WorldSizes } from "../env/world.ts";
-import type { MemoryFormat } from "../env/teacher.ts";
+import { worldSizes } from "../env/world.ts";
+import { testSubjectCount } from "../env/questions.ts";
+import { UsageError } from "../errors.ts";
+
+// Each helper carries the house's message ("must be an integer ≥ 1"), shown as `<field> <message>, current value is <v>`.
+const int = (min: number) => {
+  const error = `must be an integer ≥ ${min}`;
+  return z.number({ error }).int({ error }).min(min, { error });
+};
+const positive = () => z.number({ error: "must be > 0" }).positive({ error: "must be > 0" });
+const inRange = (lo: number, hi: number) => {
+  const error = `must be in [${lo}, ${hi}]`;
+  return z.number({ error }).min(lo, { error }).max(hi, { error });
+};
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(", ")}` });
+const flag = () => z.boolean({ error: "must be true or false" });
+const list = <T extends z.ZodType>(item: T) =>
+  z.array(item, { error: "must be a non-empty list" }).min(1, { error: "must be a non-empty list" });
+const path = () => z.string({ error: "must be a path (a string)" }).min(1, { error: "must be a non-empty path" });
+const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: "must be an object of fields" });
+
+/** RL algorithms, in the order `--algo` lists them. */
+export const ALGORITHMS = ["ppo", "grpo", "mempo"] as const;
 
 /** RL algorithms. */
-export type Algorithm = "ppo" | "grpo" | "mempo";
+export type Algorithm = typeof ALGORITHMS[number];
 
-/** Data generation. */
-export interface DataConfig {
-  /** Training questions of the main world. */
-  trainCount: number;
-  /** Questions per test set. */
-  testCount: number;
-  /** Objective counts of the test sets. */
-  testObjectives: number[];
-  /** Objectives per training question of the main world (RL's questions; a list is cycled). @default 2 */
-  trainObjectives?: number | number[];
-  /** World sizes (entities per type, distractor sentences per document). */
-  sizes?: Partial<WorldSizes>;
-  /** Auxiliary worlds (the main world's names in new roles) whose questions feed SFT only (copying, not memorising). */
-  auxWorlds?: number;
-  /** Objectives of the auxiliary worlds' questions, cycled. @default trainObjectives */
-  auxObjectives?: number[];
-  /**
-   * Training questions number their k objectives with k consecutive markers
-   * starting at random within `q1`…`q{trainMarkers}` (0: `q1`…`qk`, as the test questions). @default 0
-   */
-  trainMarkers?: number;
-  /**
-   * Order of a training question's marked parts: `"shuffled"` writes them in a seeded random order
-   * (`q2 … ; q1 …`), so an objective's subject is found by its marker, not its place (test questions keep
-   * `q1 … ; q2 …`). @default "marker"
-   */
-  trainOrder?: "marker" | "shuffled";
-  /**
-   * Whether questions name their objectives (`q1 … ; q2 …`) or only separate them (`… ; …`); without markers an
-   * 8-objective question has no word (entity names aside) that 1–4-objective training questions lack. @default true
-   */
-  markers?: boolean;
-}
+/** The schema of {@linkcode DataConfig}: data generation. */
+export const DATA_CONFIG_SCHEMA = section({
+  trainCount: int(1).describe("Training questions of the main world."),
+  testCount: int(1).describe("Questions per test set."),
+  testObjectives: list(int(1)).describe("Objective counts of the test sets."),
+  trainObjectives: z.union([int(1), list(int(1))], { error: "must be an integer ≥ 1 or a non-empty list of them" })
+    .optional().meta({
+      description: "Objectives per training question of the main world (a list is cycled).",
+      unset: "2",
+    }),
+  sizes: section({
+    countries: int(1).optional().meta({ description: "Countries.", unset: "8" }),
+    cities: int(1).optional().meta({ description: "Cities (≥ countries: each country has a capital).", unset: "32" }),
+    people: int(1).optional().meta({ description: "People.", unset: "100" }),
+    companies: int(1).optional().meta({ description: "Companies.", unset: "40" }),
+    films: int(1).optional().meta({ description: "Films.", unset: "40" }),
+    distractors: int(0).optional().meta({ description: "Distractor sentences per document.", unset: "2" }),
+  }).optional().meta({
+    description: "World sizes (entities per type, distractor sentences per document).",
+    unset: "each size's own",
+  }),
+  auxWorlds: int(0).optional().meta({
+    description: "Auxiliary worlds (the main world's names in new roles) whose questions feed SFT only.",
+    unset: "0",
+  }),
+  auxObjectives: list(int(1)).optional().meta({
+    description: "Objectives of the auxiliary worlds' questions, cycled.",
+    unset: "trainObjectives",
+  }),
+  trainMarkers: int(0).optional().meta({
+    description: "Training questions number their k objectives with k consecutive markers starting at random " +
+      "within q1…q{trainMarkers} (0: q1…qk, as the test questions).",
+    unset: "0",
+  }),
+  trainOrder: oneOf(["marker", "shuffled"]).optional().meta({
+    description: "Order of a training question's marked parts: shuffled writes them in a seeded random order, so " +
+      "an objective's subject is found by its marker, not its place (test questions keep marker order).",
+    unset: "marker",
+  }),
+  markers: flag().optional().meta({
+    description: "Whether questions name their objectives (q1 … ; q2 …) or only separate them (… ; …); without " +
+      "markers an 8-objective question has no word (entity names aside) that 1-4-objective training questions lack.",
+    unset: "true",
+  }),
+});
 
-/** Supervised fine-tuning on teacher demonstrations. */
-export interface SftConfig {
-  /** Optimiser steps. */
-  steps: number;
-  /** Turn sequences per step. */
-  batchSize: number;
-  /** Peak learning rate (cosine to `lr / 10` after `warmupSteps`). */
-  lr: number;
-  /** Linear warm-up steps. */
-  warmupSteps: number;
-  /** Teacher demonstrations (episodes); half under each context policy. */
-  demos: number;
-  /** Steps of the induction warm-up (copying random word sequences) before SFT. @default 0 */
-  pretrainSteps?: number;
-  /** Induction sequences added to the SFT pool, as a fraction of the demonstration sequences. @default 0 */
-  inductionMix?: number;
-  /**
-   * Random words before and after the first occurrence of an induction sequence: at most this many each
-   * (`copyTaskSequences`' `maxNoise`; the copy distance is the sequence plus the words after it). @default 4
-   */
-  inductionNoise?: number;
-  /** Teacher's probability of forgetting an earlier answer (SPEC §6: 0.3). */
-  dropProbability: number;
-  /**
-   * What the teacher's `<mem>` holds: `"state"` (the objectives still open, then the answers found: the same
-   * operation every turn, whatever the number of objectives) or `"slots"` (numbered slots of the facts read, the
-   * earlier default). @default "state"
-   */
-  teacherMemory?: MemoryFormat;
-}
+/** The schema of {@linkcode SftConfig}: supervised fine-tuning on teacher demonstrations. */
+export const SFT_CONFIG_SCHEMA = section({
+  steps: int(0).describe("Optimiser steps."),
+  batchSize: int(1).describe("Turn sequences per step."),
+  lr: positive().describe("Peak learning rate (cosine to lr / 10 after warmupSteps)."),
+  warmupSteps: int(0).describe("Linear warm-up steps."),
+  demos: int(1).describe("Teacher demonstrations (episodes); half under each context policy."),
+  pretrainSteps: int(0).optional().meta({
+    description: "Steps of the induction warm-up (copying random word sequences) before SFT.",
+    unset: "0",
+  }),
+  inductionMix: inRange(0, 10).optional().meta({
+    description: "Induction sequences added to the SFT pool, as a fraction of the demonstration sequences.",
+    unset: "0",
+  }),
+  inductionNoise: int(0).optional().meta({
+    description: "Random words before and after the first occurrence of an induction sequence, at most this many each.",
+    unset: "4",
+  }),
+  dropProbability: inRange(0, 1).describe("Teacher's probability of forgetting an earlier answer (SPEC §6: 0.3)."),
+  teacherMemory: oneOf(["state", "slots"]).optional().meta({
+    description: "What the teacher's <mem> holds: state (the objectives still open, then the answers found: the " +
+      "same operation every turn, whatever the number of objectives) or slots (numbered slots of the facts read).",
+    unset: "state",
+  }),
+});
 
-/** RL (shared by PPO, GRPO, MemPO). */
-export interface RlConfig {
-  /** Algorithms to train, in order (each starts from the SFT weights). */
-  algorithms: Algorithm[];
-  /** RL steps per algorithm. */
-  steps: number;
-  /** Questions per step. */
-  questionsPerStep: number;
-  /** G, rollouts per question (GRPO / MemPO group size; PPO uses them too). */
-  groupSize: number;
-  /** Policy learning rate (constant). */
-  lr: number;
-  /** Critic learning rate (PPO). */
-  criticLr: number;
-  /** β, reference-KL coefficient. */
-  klCoef: number;
-  /** KL estimator. */
-  klEstimator: KlEstimator;
-  /** ε_low / ε_high of the PPO clip. */
-  clipLow: number;
-  /** ε_high. */
-  clipHigh: number;
-  /** Updates per batch. */
-  ppoEpochs: number;
-  /** Turn sequences per minibatch. */
-  miniBatchSize: number;
-  /** Global gradient-norm clip. */
-  maxGradNorm: number;
-  /** Sampling temperature of rollouts. */
-  temperature: number;
-  /** Turn limit during training. */
-  maxTurns: number;
-  /** Tokens per turn at most. */
-  maxTurnTokens: number;
-  /** GRPO normaliser: ε. */
-  epsilon: number;
-  /** GRPO normaliser: std convention. */
-  std: GroupStd;
-  /** MemPO: weight of the memory advantage. */
-  memCoef: number;
-  /** MemPO: score only answer tokens with probability above this (0 or undefined: every token). */
-  memThreshold?: number;
-  /** MemPO: whether A^M also covers the `</mem>` token (MemPO's span; default true). */
-  memCloseTag?: boolean;
-  /** MemPO: a memory's reward is normalised against its question's memories (MemPO) or those of its turn index. */
-  memPool?: "question" | "turn";
-  /** MemPO: P_mem and P_full times the share of answer tokens above the threshold (not MemPO's; default false). */
-  memCoverage?: boolean;
-  /** MemPO: A^M on every token of a `<mem>` span (MemPO, `"token"`) or scaled by L̄ / L so every span weighs the same (`"span"`). */
-  memSpanWeight?: "token" | "span";
-  /** Where RL questions come from: the main world's training questions, or every world's (1–4 objectives). */
-  worlds?: "main" | "all";
-  /** PPO: value-loss coefficient. */
-  vfCoef: number;
-  /** PPO: value clip range. */
-  valueClip: number;
-  /** PPO: GAE γ. */
-  gamma: number;
-  /** PPO: GAE λ. */
-  lambda: number;
-  /** Save a checkpoint every this many steps (and at the end). */
-  checkpointEvery: number;
-  /**
-   * Seed of the RL steps' questions, sampling and minibatches (the same for
-   * every algorithm); repeats of RL from one SFT policy differ only here.
-   * @default the experiment seed
-   */
-  seed?: number;
-}
+/** The schema of {@linkcode RlConfig}: RL (shared by PPO, GRPO, MemPO). */
+export const RL_CONFIG_SCHEMA = section({
+  algorithms: z.array(oneOf(ALGORITHMS), { error: "must be a list" })
+    .describe("Algorithms to train, in order (each starts from the SFT weights)."),
+  steps: int(0).describe("RL steps per algorithm."),
+  questionsPerStep: int(1).describe("Questions per step."),
+  groupSize: int(1).describe("G, rollouts per question (GRPO / MemPO group size; PPO uses them too)."),
+  lr: positive().describe("Policy learning rate (constant)."),
+  criticLr: positive().describe("Critic learning rate (PPO)."),
+  klCoef: inRange(0, 10).describe("β, reference-KL coefficient."),
+  klEstimator: oneOf(KL_ESTIMATORS as [string, ...string[]] as ["k1", "abs", "k2", "k3", "low_var_kl"])
+    .describe("KL estimator."),
+  clipLow: inRange(0, 0.999).describe("ε_low of the PPO clip."),
+  clipHigh: inRange(0, 10).describe("ε_high of the PPO clip."),
+  ppoEpochs: int(1).describe("Updates per batch."),
+  miniBatchSize: int(1).describe("Turn sequences per minibatch."),
+  maxGradNorm: positive().describe("Global gradient-norm clip."),
+  temperature: inRange(0.01, 10).describe("Sampling temperature of rollouts."),
+  maxTurns: int(1).describe("Turn limit during training."),
+  maxTurnTokens: int(8).describe("Tokens per turn at most."),
+  epsilon: inRange(0, 1).describe("GRPO normaliser: ε."),
+  std: oneOf(["bessel", "population"] as const satisfies readonly GroupStd[]).describe(
+    "GRPO normaliser: std convention.",
+  ),
+  memCoef: inRange(0, 100).describe("MemPO: weight of the memory advantage."),
+  memThreshold: inRange(0, 0.999999).optional().meta({
+    description: "MemPO: score only answer tokens with probability above this (0: every token).",
+    unset: "every token",
+  }),
+  memCloseTag: flag().optional().meta({
+    description: "MemPO: whether A^M also covers the </mem> token (MemPO's span).",
+    unset: "true",
+  }),
+  memPool: oneOf(["question", "turn"]).optional().meta({
+    description:
+      "MemPO: a memory's reward is normalised against its question's memories (MemPO) or those of its turn index.",
+    unset: "question",
+  }),
+  memCoverage: flag().optional().meta({
+    description: "MemPO: P_mem and P_full times the share of answer tokens above the threshold (not MemPO's).",
+    unset: "false",
+  }),
+  memSpanWeight: oneOf(["token", "span"]).optional().meta({
+    description:
+      "MemPO: A^M on every token of a <mem> span (MemPO, token) or scaled by mean length / length so every span weighs the same (span).",
+    unset: "token",
+  }),
+  worlds: oneOf(["main", "all"]).optional().meta({
+    description: "Where RL questions come from: the main world's training questions, or every world's.",
+    unset: "main",
+  }),
+  vfCoef: inRange(0, 100).describe("PPO: value-loss coefficient."),
+  valueClip: inRange(0, 1e6).describe("PPO: value clip range."),
+  gamma: inRange(0, 1).describe("PPO: GAE γ."),
+  lambda: inRange(0, 1).describe("PPO: GAE λ."),
+  checkpointEvery: int(1).describe("Save a checkpoint every this many steps (and at the end)."),
+  seed: int(0).optional().meta({
+    description: "Seed of the RL steps' questions, sampling and minibatches (the same for every algorithm); " +
+      "repeats of RL from one SFT policy differ only here.",
+    unset: "the experiment seed",
+  }),
+});
 
-/** Evaluation. */
-export interface EvalConfig {
-  /** Questions per test set to run (≤ data.testCount). */
-  questions: number;
-  /** Turn limit. */
-  maxTurns: number;
-  /** Tokens per turn. */
-  maxTurnTokens: number;
-}
+/** The schema of {@linkcode EvalConfig}: evaluation. */
+export const EVAL_CONFIG_SCHEMA = section({
+  questions: int(1).describe("Questions per test set to run (≤ data.testCount)."),
+  maxTurns: int(1).describe("Turn limit."),
+  maxTurnTokens: int(8).describe("Tokens per turn."),
+});
 
-/** A whole experiment. */
-export interface ExperimentConfig {
-  /** Preset name this config came from. */
-  preset: string;
-  /** Run name (`runs/<name>`). */
-  name: string;
-  /** Seed of everything. */
-  seed: number;
-  /** Tensor backend. */
-  backend: BackendName;
-  /** Data directory (generated when missing). */
-  dataDir: string;
-  /** Model preset. */
-  model: ModelPresetName;
-  /** Data generation. */
-  data: DataConfig;
-  /** SFT. */
-  sft: SftConfig;
-  /** RL. */
-  rl: RlConfig;
-  /** Evaluation. */
-  eval: EvalConfig;
-}
+/** The schema of {@linkcode ExperimentConfig}: a whole experiment. */
+export const EXPERIMENT_CONFIG_SCHEMA = section({
+  preset: z.string({ error: "must be a preset name" }).describe("Preset the config starts from (--preset)."),
+  name: z.string({ error: "must be letters, digits, '.', '_' or '-'" })
+    .regex(/^[\w.-]+$/, { error: "must be letters, digits, '.', '_' or '-'" }).describe("Run name (runs/<name>)."),
+  seed: int(0).describe("Seed of everything."),
+  backend: oneOf(BACKEND_NAMES as [string, ...string[]] as ["wasm", "cpu", "webgpu", "tensorflow", "tensorflow-gpu"])
+    .describe("Tensor backend."),
+  dataDir: path().describe("Data directory (generated when missing)."),
+  model: oneOf(["tiny", "small", "base", "bench"] as const satisfies readonly ModelPresetName[]).describe(
+    "Model preset.",
+  ),
+  data: DATA_CONFIG_SCHEMA.describe("Data generation: the world, its questions and test sets."),
+  sft: SFT_CONFIG_SCHEMA.describe("Supervised fine-tuning on teacher demonstrations."),
+  rl: RL_CONFIG_SCHEMA.describe("RL, shared by PPO, GRPO and MemPO (each from the SFT weights)."),
+  eval: EVAL_CONFIG_SCHEMA.describe("Evaluation on the test sets (greedy)."),
+});
+
+/** Data generation (see {@linkcode DATA_CONFIG_SCHEMA} for each field). */
+export type DataConfig = z.infer<typeof DATA_CONFIG_SCHEMA>;
+/** Supervised fine-tuning on teacher demonstrations (see {@linkcode SFT_CONFIG_SCHEMA}). */
+export type SftConfig = z.infer<typeof SFT_CONFIG_SCHEMA>;
+/** RL, shared by PPO, GRPO and MemPO (see {@linkcode RL_CONFIG_SCHEMA}). */
+export type RlConfig = z.infer<typeof RL_CONFIG_SCHEMA>;
+/** Evaluation (see {@linkcode EVAL_CONFIG_SCHEMA}). */
+export type EvalConfig = z.infer<typeof EVAL_CONFIG_SCHEMA>;
+/** A whole experiment (see {@linkcode EXPERIMENT_CONFIG_SCHEMA}). */
+export type ExperimentConfig = z.infer<typeof EXPERIMENT_CONFIG_SCHEMA>;
 
 const BASE: ExperimentConfig = {
   preset: "default",
@@ -321,13 +355,6 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
   },
 });
 
-/** Optional fields a preset may leave out but an override may set. */
-const OPTIONAL_FIELDS: Record<string, string[]> = {
-  data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers", "trainOrder", "markers"],
-  sft: ["pretrainSteps", "inductionMix", "inductionNoise", "teacherMemory"],
-  rl: ["memThreshold", "memCloseTag", "memPool", "memCoverage", "memSpanWeight", "worlds", "seed"],
-};
-
 /** A deep partial of the config, for overrides from flags or `--config run.json`. */
 export type ConfigOverrides = {
   [K in keyof ExperimentConfig]?: ExperimentConfig[K] extends object ? Partial<ExperimentConfig[K]>
@@ -392,39 +419,78 @@ export function mergeSections(
 export function resolveConfig(preset: string, overrides: ConfigOverrides = {}): ExperimentConfig {
   const base = PRESETS[preset as ExperimentPresetName];
   if (base === undefined) {
-    throw new RangeError(
-      `Invalid config: preset must be one of ${Object.keys(PRESETS).join(", ")}, current value is ${
-        JSON.stringify(preset)
-      }`,
+    throw new UsageError(
+      `Invalid config: preset must be one of ${Object.keys(PRESETS).join(", ")}, current value is ${showValue(preset)}`,
     );
   }
-  const known = new Set(Object.keys(base));
-  for (const k of Object.keys(overrides)) {
-    if (!known.has(k)) throw new RangeError(`Invalid config: unknown field ${JSON.stringify(k)}`);
+  if (!isSection(overrides)) {
+    throw new UsageError(
+      `Invalid config: the overrides must be an object of fields, current value is ${showValue(overrides)}`,
+    );
   }
-  const presetFields = base as unknown as Record<string, unknown>;
-  for (const [k, v] of Object.entries(overrides)) {
-    const cur = presetFields[k];
-    if (isSection(v) && isSection(cur)) {
-      for (const sub of Object.keys(v)) {
-        if (!(sub in cur) && !OPTIONAL_FIELDS[k]?.includes(sub)) {
-          throw new RangeError(`Invalid config: unknown field ${k}.${sub}`);
-        }
-      }
-    }
-  }
-  const merged = mergeSections(structuredClone(presetFields), overrides as Record<string, unknown>);
+  const merged = mergeSections(structuredClone(base) as unknown as Record<string, unknown>, overrides);
   if (overrides.name === undefined && overrides.preset === undefined) merged.name = base.name;
-  return validateConfig(merged as unknown as ExperimentConfig);
+  return validateConfig(merged);
 }
 
 /**
- * Checks every field; throws a `RangeError` naming the first bad one.
+ * A value as the user wrote it, for error messages: numbers as JavaScript
+ * prints them (`Infinity`, not JSON's `null`), the rest as JSON, cut at 80
+ * characters.
+ */
+function showValue(v: unknown): string {
+  const show = (x: unknown): string => {
+    if (typeof x === "number" || typeof x === "bigint" || x === undefined) return String(x);
+    if (Array.isArray(x)) return `[${x.map(show).join(", ")}]`;
+    if (typeof x === "object" && x !== null) {
+      return `{${Object.entries(x).map(([k, y]) => `${JSON.stringify(k)}: ${show(y)}`).join(", ")}}`;
+    }
+    return JSON.stringify(x);
+  };
+  const text = show(v);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (acc, k) =>
+      typeof k === "number"
+        ? `${acc}[${k}]`
+        : /^[A-Za-z_$][\w$]*$/.test(String(k))
+        ? `${acc}${acc ? "." : ""}${String(k)}`
+        : `${acc}[${JSON.stringify(String(k))}]`,
+    "",
+  );
+}
+
+/** One zod issue as the house's message: `<field> <rule>, current value is <value>`. */
+function issueMessage(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[] = []): string {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === "unrecognized_keys") return `unknown field ${fieldPath([...path, issue.keys[0]!])}`;
+  if (issue.code === "invalid_union") {
+    // the branch that got past the type check says what is wrong (a list's bad element, an integer's range)
+    const branch = issue.errors.find((b) =>
+      b.length > 0 && !(b[0]!.code === "invalid_type" && b[0]!.path.length === 0)
+    );
+    if (branch) return issueMessage(branch[0]!, path);
+  }
+  const where = path.length === 0 ? "the config" : fieldPath(path);
+  if (issue.input === undefined && issue.code === "invalid_type") return `${where} is missing (it ${issue.message})`;
+  return `${where} ${issue.message}, current value is ${showValue(issue.input)}`;
+}
+
+/**
+ * Checks every field against {@linkcode EXPERIMENT_CONFIG_SCHEMA} (types,
+ * ranges, unknown keys at every depth, sections that are not objects), then
+ * the rules between fields (world sizes, markers, evaluation questions);
+ * throws a {@linkcode UsageError} naming the first bad field and its value as
+ * given. Returns the input itself (not a copy), so the config's key order and
+ * its absent optional fields stay as they were.
  *
- * Source: TRL `GRPOConfig.__post_init__` (explanatory validation).
+ * Source: TRL `GRPOConfig.__post_init__` (explanatory validation); zod strict objects.
  *
- * @param c The config.
- * @returns The same config.
+ * @param c The config (any JSON value).
+ * @returns The same config, typed.
  *
  * @example
  * ```ts
@@ -432,126 +498,47 @@ export function resolveConfig(preset: string, overrides: ConfigOverrides = {}): 
  * import { PRESETS, validateConfig } from "./experiment.ts";
  *
  * assert.throws(() => validateConfig({ ...PRESETS.quick, rl: { ...PRESETS.quick.rl, groupSize: 0 } }), /rl.groupSize must be an integer ≥ 1, current value is 0/);
+ * assert.throws(() => validateConfig({ ...PRESETS.quick, rl: { ...PRESETS.quick.rl, lr: 1e999 } }), /rl.lr must be > 0, current value is Infinity/);
+ * assert.throws(() => validateConfig({ ...PRESETS.quick, eval: null }), /eval must be an object of fields, current value is null/);
+ * assert.throws(() => validateConfig({ ...PRESETS.quick, data: { ...PRESETS.quick.data, sizes: { films: 4, cats: 2 } } }), /unknown field data.sizes.cats/);
  * ```
  */
-export function validateConfig(c: ExperimentConfig): ExperimentConfig {
-  const int = (path: string, v: unknown, min: number) => {
-    if (!Number.isInteger(v) || (v as number) < min) {
-      throw new RangeError(
-        `Invalid config: ${path} must be an integer ≥ ${min}, current value is ${JSON.stringify(v)}`,
-      );
-    }
-  };
-  const pos = (path: string, v: unknown) => {
-    if (typeof v !== "number" || !(v > 0) || !Number.isFinite(v)) {
-      throw new RangeError(`Invalid config: ${path} must be > 0, current value is ${JSON.stringify(v)}`);
-    }
-  };
-  const range = (path: string, v: unknown, lo: number, hi: number) => {
-    if (typeof v !== "number" || !(v >= lo && v <= hi)) {
-      throw new RangeError(`Invalid config: ${path} must be in [${lo}, ${hi}], current value is ${JSON.stringify(v)}`);
-    }
-  };
-  const oneOf = (path: string, v: unknown, options: readonly string[]) => {
-    if (!options.includes(v as string)) {
-      throw new RangeError(
-        `Invalid config: ${path} must be one of ${options.join(", ")}, current value is ${JSON.stringify(v)}`,
-      );
-    }
-  };
-  if (typeof c.name !== "string" || !/^[\w.-]+$/.test(c.name)) {
-    throw new RangeError(
-      `Invalid config: name must be letters, digits, '.', '_' or '-', current value is ${JSON.stringify(c.name)}`,
+export function validateConfig(c: unknown): ExperimentConfig {
+  const parsed = EXPERIMENT_CONFIG_SCHEMA.safeParse(c, { reportInput: true });
+  if (!parsed.success) {
+    // an unknown key first: a misspelt field explains the others
+    const issues = [...parsed.error.issues].sort((a, b) =>
+      Number(b.code === "unrecognized_keys") - Number(a.code === "unrecognized_keys")
     );
+    throw new UsageError(`Invalid config: ${issueMessage(issues[0]!)}`);
   }
-  int("seed", c.seed, 0);
-  oneOf("backend", c.backend, ["wasm", "cpu", "webgpu", "tensorflow", "tensorflow-gpu"]);
-  oneOf("model", c.model, ["tiny", "small", "base", "bench"]);
-  int("data.trainCount", c.data.trainCount, 1);
-  int("data.testCount", c.data.testCount, 1);
-  const objectiveList = (name: string, v: unknown) => {
-    if (!Array.isArray(v) || v.length === 0) {
-      throw new RangeError(`Invalid config: ${name} must be a non-empty list, current value is ${JSON.stringify(v)}`);
-    }
-    v.forEach((k, i) => int(`${name}[${i}]`, k, 1));
+  const config = c as ExperimentConfig;
+  const fail = (message: string): never => {
+    throw new UsageError(`Invalid config: ${message}`);
   };
-  objectiveList("data.testObjectives", c.data.testObjectives);
-  if (Array.isArray(c.data.trainObjectives)) objectiveList("data.trainObjectives", c.data.trainObjectives);
-  else if (c.data.trainObjectives !== undefined) int("data.trainObjectives", c.data.trainObjectives, 1);
-  if (c.data.auxWorlds !== undefined) int("data.auxWorlds", c.data.auxWorlds, 0);
-  if (c.data.auxObjectives !== undefined) objectiveList("data.auxObjectives", c.data.auxObjectives);
-  if (c.data.trainOrder !== undefined) oneOf("data.trainOrder", c.data.trainOrder, ["marker", "shuffled"]);
-  if (c.data.markers !== undefined && typeof c.data.markers !== "boolean") {
-    throw new RangeError(
-      `Invalid config: data.markers must be true or false, current value is ${JSON.stringify(c.data.markers)}`,
-    );
-  }
-  if (c.data.trainMarkers !== undefined) {
-    int("data.trainMarkers", c.data.trainMarkers, 0);
-    const most = Math.max(...[c.data.trainObjectives ?? 2, c.data.auxObjectives ?? []].flat());
-    if (c.data.trainMarkers > 0 && c.data.trainMarkers < most) {
-      throw new RangeError(
-        `Invalid config: data.trainMarkers must be 0 or ≥ the most training objectives (${most}), current value is ${c.data.trainMarkers}`,
+  if (config.data.trainMarkers !== undefined && config.data.trainMarkers > 0) {
+    const most = Math.max(...[config.data.trainObjectives ?? 2, config.data.auxObjectives ?? []].flat());
+    if (config.data.trainMarkers < most) {
+      fail(
+        `data.trainMarkers must be 0 or ≥ the most training objectives (${most}), current value is ${config.data.trainMarkers}`,
       );
     }
   }
-  int("sft.steps", c.sft.steps, 0);
-  int("sft.batchSize", c.sft.batchSize, 1);
-  pos("sft.lr", c.sft.lr);
-  int("sft.warmupSteps", c.sft.warmupSteps, 0);
-  int("sft.demos", c.sft.demos, 1);
-  range("sft.dropProbability", c.sft.dropProbability, 0, 1);
-  if (c.sft.pretrainSteps !== undefined) int("sft.pretrainSteps", c.sft.pretrainSteps, 0);
-  if (c.sft.inductionMix !== undefined) range("sft.inductionMix", c.sft.inductionMix, 0, 10);
-  if (c.sft.inductionNoise !== undefined) int("sft.inductionNoise", c.sft.inductionNoise, 0);
-  if (c.sft.teacherMemory !== undefined) oneOf("sft.teacherMemory", c.sft.teacherMemory, ["state", "slots"]);
-  if (!Array.isArray(c.rl.algorithms)) throw new RangeError(`Invalid config: rl.algorithms must be a list`);
-  c.rl.algorithms.forEach((a, i) => oneOf(`rl.algorithms[${i}]`, a, ["ppo", "grpo", "mempo"]));
-  int("rl.steps", c.rl.steps, 0);
-  int("rl.questionsPerStep", c.rl.questionsPerStep, 1);
-  int("rl.groupSize", c.rl.groupSize, 1);
-  pos("rl.lr", c.rl.lr);
-  pos("rl.criticLr", c.rl.criticLr);
-  range("rl.klCoef", c.rl.klCoef, 0, 10);
-  oneOf("rl.klEstimator", c.rl.klEstimator, ["k1", "abs", "k2", "k3", "low_var_kl"]);
-  range("rl.clipLow", c.rl.clipLow, 0, 0.999);
-  range("rl.clipHigh", c.rl.clipHigh, 0, 10);
-  int("rl.ppoEpochs", c.rl.ppoEpochs, 1);
-  int("rl.miniBatchSize", c.rl.miniBatchSize, 1);
-  pos("rl.maxGradNorm", c.rl.maxGradNorm);
-  range("rl.temperature", c.rl.temperature, 0.01, 10);
-  int("rl.maxTurns", c.rl.maxTurns, 1);
-  int("rl.maxTurnTokens", c.rl.maxTurnTokens, 8);
-  range("rl.epsilon", c.rl.epsilon, 0, 1);
-  oneOf("rl.std", c.rl.std, ["bessel", "population"]);
-  range("rl.memCoef", c.rl.memCoef, 0, 100);
-  if (c.rl.memThreshold !== undefined) range("rl.memThreshold", c.rl.memThreshold, 0, 0.999999);
-  if (c.rl.memCloseTag !== undefined && typeof c.rl.memCloseTag !== "boolean") {
-    throw new RangeError(
-      `Invalid config: rl.memCloseTag must be true or false, current value is ${JSON.stringify(c.rl.memCloseTag)}`,
+  let sizes;
+  try {
+    sizes = worldSizes(config.data.sizes ?? {});
+  } catch (e) {
+    fail(`data.sizes: ${(e as Error).message.replace(/^Invalid world size: /, "")}`);
+  }
+  const most = Math.max(...[config.data.trainObjectives ?? 2, config.data.testObjectives].flat());
+  const subjects = testSubjectCount(sizes!);
+  if (subjects < most) {
+    fail(
+      `data.sizes give ${subjects} test subjects, too few for ${most}-objective questions (data.testObjectives, data.trainObjectives): enlarge the world`,
     );
   }
-  if (c.rl.memCoverage !== undefined && typeof c.rl.memCoverage !== "boolean") {
-    throw new RangeError(
-      `Invalid config: rl.memCoverage must be true or false, current value is ${JSON.stringify(c.rl.memCoverage)}`,
-    );
+  if (config.eval.questions > config.data.testCount) {
+    fail(`eval.questions (${config.eval.questions}) must be ≤ data.testCount (${config.data.testCount})`);
   }
-  if (c.rl.memPool !== undefined) oneOf("rl.memPool", c.rl.memPool, ["question", "turn"]);
-  if (c.rl.memSpanWeight !== undefined) oneOf("rl.memSpanWeight", c.rl.memSpanWeight, ["token", "span"]);
-  if (c.rl.worlds !== undefined) oneOf("rl.worlds", c.rl.worlds, ["main", "all"]);
-  range("rl.vfCoef", c.rl.vfCoef, 0, 100);
-  range("rl.valueClip", c.rl.valueClip, 0, 1e6);
-  range("rl.gamma", c.rl.gamma, 0, 1);
-  range("rl.lambda", c.rl.lambda, 0, 1);
-  int("rl.checkpointEvery", c.rl.checkpointEvery, 1);
-  if (c.rl.seed !== undefined) int("rl.seed", c.rl.seed, 0);
-  int("eval.questions", c.eval.questions, 1);
-  if (c.eval.questions > c.data.testCount) {
-    throw new RangeError(
-      `Invalid config: eval.questions (${c.eval.questions}) must be ≤ data.testCount (${c.data.testCount})`,
-    );
-  }
-  int("eval.maxTurns", c.eval.maxTurns, 1);
-  int("eval.maxTurnTokens", c.eval.maxTurnTokens, 8);
-  return c;
+  return config;
 }

@@ -10,6 +10,8 @@ import { buildQaSplits, type QaItem, type QaSplitOptions } from "../env/question
 import { buildSearchIndex, NO_RESULTS, type SearchIndex } from "../env/search.ts";
 import { buildCorpus, type CorpusDocument, generateWorld, RELATIONS, type WorldSizes } from "../env/world.ts";
 import { type QaRecord, readCorpus, readDataset, writeCorpus, writeDataset } from "./dataset.ts";
+import { writeFileAtomic } from "../atomic_file.ts";
+import { DataError } from "../errors.ts";
 
 /** Options of {@linkcode buildData}. */
 export interface BuildDataOptions extends QaSplitOptions {
@@ -108,6 +110,8 @@ export async function buildData(
   options: BuildDataOptions = {},
 ): Promise<Record<string, unknown>> {
   await Deno.mkdir(dir, { recursive: true });
+  // the manifest is the commit record: removed before any file changes, written last (a kill leaves no manifest)
+  await Deno.remove(`${dir}/manifest.json`).catch(() => {});
   const world = generateWorld(seed, options.sizes);
   const corpus = buildCorpus(world);
   const splits = buildQaSplits(world, { ...options, seed });
@@ -157,7 +161,7 @@ export async function buildData(
     version: DATA_VERSION,
     options: { seed, ...options },
   };
-  await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest, null, 2));
+  await writeFileAtomic(`${dir}/manifest.json`, JSON.stringify(manifest, null, 2));
   return manifest;
 }
 
@@ -178,13 +182,40 @@ export async function buildData(
  * ```
  */
 export async function loadData(dir: string): Promise<LoadedData> {
+  const read = async (file: string) => {
+    try {
+      return await Deno.readTextFile(`${dir}/${file}`);
+    } catch (e) {
+      const why = e instanceof Deno.errors.NotFound ? `no ${file}` : `cannot read ${file} (${(e as Error).message})`;
+      throw new DataError(`Cannot load data from ${dir}: ${why} (run deno task data)`);
+    }
+  };
   let manifest: { test?: Record<string, number>; auxWorlds?: number };
   let tokenizer: Tokenizer;
   try {
-    manifest = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
-    tokenizer = tokenizerFromJson(await Deno.readTextFile(`${dir}/tokenizer.json`));
+    manifest = JSON.parse(await read("manifest.json"));
   } catch (e) {
-    throw new Error(`Cannot load data from ${dir}: ${(e as Error).message} (run deno task data)`);
+    if (e instanceof DataError) throw e;
+    throw new DataError(
+      `Cannot load data from ${dir}: manifest.json is not valid JSON (${
+        (e as Error).message
+      }); rebuild it with deno task data`,
+    );
+  }
+  if (typeof manifest !== "object" || manifest === null || typeof manifest.test !== "object") {
+    throw new DataError(
+      `Cannot load data from ${dir}: manifest.json has no "test" object; rebuild it with deno task data`,
+    );
+  }
+  try {
+    tokenizer = tokenizerFromJson(await read("tokenizer.json"));
+  } catch (e) {
+    if (e instanceof DataError) throw e;
+    throw new DataError(
+      `Cannot load data from ${dir}: tokenizer.json is damaged (${
+        (e as Error).message
+      }); rebuild it with deno task data`,
+    );
   }
   const corpus = await readCorpus(`${dir}/corpus.parquet`);
   const train = await readDataset(`${dir}/train.parquet`);

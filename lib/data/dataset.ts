@@ -9,6 +9,7 @@ import * as arrow from "apache-arrow";
 import { normalizeTargets, type Targets } from "../env/reward.ts";
 import type { SubQuestion } from "../env/questions.ts";
 import type { CorpusDocument } from "../env/world.ts";
+import { DataError } from "../errors.ts";
 
 /** A chat message. */
 export interface ChatMessage {
@@ -82,12 +83,14 @@ async function readTable(path: string): Promise<arrow.Table> {
   try {
     bytes = await Deno.readFile(path);
   } catch (e) {
-    throw new Error(`Cannot read dataset ${path}: ${(e as Error).message}`);
+    throw new DataError(`Cannot read dataset ${path}: ${(e as Error).message}`);
   }
   try {
     return arrow.tableFromIPC(pq.readParquet(bytes).intoIPCStream());
   } catch (e) {
-    throw new Error(`Cannot read dataset ${path}: not a valid Parquet file or truncated (${String(e).slice(0, 160)})`);
+    throw new DataError(
+      `Cannot read dataset ${path}: not a valid Parquet file or truncated (${String(e).slice(0, 160)})`,
+    );
   }
 }
 
@@ -171,12 +174,12 @@ export async function readDataset(path: string): Promise<QaRecord[]> {
   const names = new Set(table.schema.fields.map((f) => f.name));
   const rows = table.toArray().map((r) => plain(r) as Record<string, unknown>);
   if (!names.has("prompt") && !names.has("question")) {
-    throw new Error(
+    throw new DataError(
       `Cannot read dataset ${path}: it needs a "prompt" or a "question" column, found ${[...names].join(", ")}`,
     );
   }
   if (!names.has("reward_model") && !names.has("target") && !names.has("golden_answers")) {
-    throw new Error(
+    throw new DataError(
       `Cannot read dataset ${path}: it needs a "reward_model" or a "target" column, found ${[...names].join(", ")}`,
     );
   }
@@ -186,17 +189,17 @@ export async function readDataset(path: string): Promise<QaRecord[]> {
     if (names.has("prompt")) {
       const p = row.prompt;
       if (!Array.isArray(p) || p.some((m) => typeof m?.content !== "string" || typeof m?.role !== "string")) {
-        throw new Error(`Cannot read dataset ${where}: column "prompt" must be a list of {role, content}`);
+        throw new DataError(`Cannot read dataset ${where}: column "prompt" must be a list of {role, content}`);
       }
       prompt = p as ChatMessage[];
     } else {
       if (typeof row.question !== "string") {
-        throw new Error(`Cannot read dataset ${where}: column "question" must be a string`);
+        throw new DataError(`Cannot read dataset ${where}: column "question" must be a string`);
       }
       prompt = [{ role: "user", content: row.question }];
     }
     const user = [...prompt].reverse().find((m) => m.role === "user");
-    if (user === undefined) throw new Error(`Cannot read dataset ${where}: column "prompt" has no user message`);
+    if (user === undefined) throw new DataError(`Cannot read dataset ${where}: column "prompt" has no user message`);
     const rm = row.reward_model as { ground_truth?: { target?: unknown } | string } | undefined;
     const raw = names.has("reward_model")
       ? (typeof rm?.ground_truth === "string" ? rm.ground_truth : rm?.ground_truth?.target)
@@ -205,7 +208,7 @@ export async function readDataset(path: string): Promise<QaRecord[]> {
     try {
       targets = normalizeTargets(raw as Targets);
     } catch (e) {
-      throw new Error(
+      throw new DataError(
         `Cannot read dataset ${where}: column "${
           names.has("reward_model") ? "reward_model.ground_truth.target" : "target"
         }": ${(e as Error).message}`,
@@ -273,12 +276,12 @@ export async function readCorpus(path: string): Promise<CorpusDocument[]> {
   const table = await readTable(path);
   const names = new Set(table.schema.fields.map((f) => f.name));
   if (!names.has("contents")) {
-    throw new Error(`Cannot read corpus ${path}: it needs a "contents" column, found ${[...names].join(", ")}`);
+    throw new DataError(`Cannot read corpus ${path}: it needs a "contents" column, found ${[...names].join(", ")}`);
   }
   return table.toArray().map((r, i) => {
     const row = plain(r) as { id?: unknown; contents?: unknown };
     if (typeof row.contents !== "string") {
-      throw new Error(`Cannot read corpus ${path} row ${i}: "contents" must be a string`);
+      throw new DataError(`Cannot read corpus ${path} row ${i}: "contents" must be a string`);
     }
     return { id: row.id === undefined || row.id === null ? String(i) : String(row.id), text: row.contents };
   });

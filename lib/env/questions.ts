@@ -6,7 +6,7 @@
  * @module
  */
 import { createRng, hashSeed, hashString, type Rng, shuffled } from "../random.ts";
-import { type EntityType, type Relation, RELATIONS, type World } from "./world.ts";
+import { type EntityType, type Relation, RELATIONS, type World, type WorldSizes } from "./world.ts";
 
 /** A question template: the relation path from a subject and its wording. */
 export interface Template {
@@ -279,6 +279,43 @@ function makeQuestion(
   };
 }
 
+/** Test subjects drawn from `n` entities of one type. */
+const testShare = (n: number, testFraction: number) => Math.max(1, Math.round(n * testFraction));
+
+/**
+ * How many test subjects {@linkcode buildQaSplits} sets aside in a world of
+ * these sizes: a share of each entity type that questions are asked about,
+ * at least one each. A k-objective question needs k of them.
+ *
+ * ```text
+ * Σ_type max(1, round(n_type · testFraction))
+ * ```
+ *
+ * Source: {@linkcode buildQaSplits}'s split of subjects.
+ *
+ * @param sizes The world's sizes.
+ * @param testFraction Share of each type's entities kept for testing. @default 0.3
+ * @returns The number of test subjects.
+ *
+ * @example The quick preset's world: 1 + 1 + 2 + 1 + 1 subjects
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { testSubjectCount } from "./questions.ts";
+ *
+ * assert.equal(testSubjectCount({ countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 }), 6);
+ * ```
+ */
+export function testSubjectCount(sizes: WorldSizes, testFraction = 0.3): number {
+  const count: Record<EntityType, number> = {
+    person: sizes.people,
+    city: sizes.cities,
+    country: sizes.countries,
+    company: sizes.companies,
+    film: sizes.films,
+  };
+  return (Object.keys(TEMPLATES) as EntityType[]).reduce((n, type) => n + testShare(count[type], testFraction), 0);
+}
+
 /**
  * Builds the training set and the test sets; test subjects are never asked
  * about in training.
@@ -321,7 +358,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
   const test = new Map<EntityType, string[]>();
   for (const type of Object.keys(TEMPLATES) as EntityType[]) {
     const names = shuffled(world.entities.filter((e) => e.type === type).map((e) => e.name), rng);
-    const nTest = Math.max(1, Math.round(names.length * testFraction));
+    const nTest = testShare(names.length, testFraction);
     test.set(type, names.slice(0, nTest));
     train.set(type, names.slice(nTest));
   }

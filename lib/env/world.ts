@@ -62,6 +62,45 @@ export const DEFAULT_WORLD_SIZES: Readonly<WorldSizes> = Object.freeze({
   distractors: 2,
 });
 
+/**
+ * World sizes with the defaults filled in, checked: every count a positive
+ * integer (distractors ≥ 0), and at least as many cities as countries (each
+ * country's capital is one of its cities). What {@linkcode generateWorld}
+ * runs first, and the experiment config checks before anything is generated.
+ *
+ * Source: the world's construction in {@linkcode generateWorld}.
+ *
+ * @param sizes Sizes given (the rest default to {@linkcode DEFAULT_WORLD_SIZES}).
+ * @returns All six sizes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { worldSizes } from "./world.ts";
+ *
+ * assert.equal(worldSizes({ films: 4 }).cities, 32);
+ * assert.throws(() => worldSizes({ countries: 9, cities: 4 }), /cities \(4\) must be ≥ countries \(9\)/);
+ * ```
+ */
+export function worldSizes(sizes: Partial<WorldSizes> = {}): WorldSizes {
+  const s = { ...DEFAULT_WORLD_SIZES, ...sizes };
+  for (const [k, v] of Object.entries(s)) {
+    if (!Number.isInteger(v) || v < (k === "distractors" ? 0 : 1)) {
+      throw new RangeError(
+        `Invalid world size: ${k} must be a ${
+          k === "distractors" ? "non-negative" : "positive"
+        } integer, current value is ${v}`,
+      );
+    }
+  }
+  if (s.cities < s.countries) {
+    throw new RangeError(
+      `Invalid world size: cities (${s.cities}) must be ≥ countries (${s.countries}) so each country has a capital`,
+    );
+  }
+  return s;
+}
+
 /** A generated world. */
 export interface World {
   /** The seed it was generated from. */
@@ -218,22 +257,8 @@ export function generateWorld(
   reservedNames: ReadonlySet<string> = new Set(),
   namePool?: readonly string[],
 ): World {
-  const s = { ...DEFAULT_WORLD_SIZES, ...sizes };
+  const s = worldSizes(sizes);
   const { distractors } = s;
-  for (const [k, v] of Object.entries(s)) {
-    if (!Number.isInteger(v) || v < (k === "distractors" ? 0 : 1)) {
-      throw new RangeError(
-        `Invalid world size: ${k} must be a ${
-          k === "distractors" ? "non-negative" : "positive"
-        } integer, current value is ${v}`,
-      );
-    }
-  }
-  if (s.cities < s.countries) {
-    throw new RangeError(
-      `Invalid world size: cities (${s.cities}) must be ≥ countries (${s.countries}) so each country has a capital`,
-    );
-  }
   const total = s.countries + s.cities + s.people + s.companies + s.films;
   if (namePool !== undefined && new Set(namePool).size < total) {
     throw new RangeError(

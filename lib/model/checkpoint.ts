@@ -1,17 +1,28 @@
 /**
  * Checkpoints: `<name>.safetensors` per model (PyTorch layout), optional
- * `<name>.optimizer.safetensors`, and `config.json` written last as the
- * commit record (with each file's size and SHA-256), every file through a
- * temporary name and a rename, so an interrupted save never leaves a
- * checkpoint that loads.
+ * `<name>.optimizer.safetensors`, and `config.json`, the record of the
+ * checkpoint (architecture, state, each file's size and SHA-256).
+ *
+ * A checkpoint is one unit: {@linkcode saveCheckpoint} writes every file of
+ * it into a fresh hidden directory beside the target (`.sft.next` for
+ * `sft/`) and makes it current by renames (`sft` → `.sft.prev`, `.sft.next` →
+ * `sft`), removing the previous one only after the new one is current. A
+ * kill at any moment leaves one complete checkpoint that
+ * {@linkcode currentCheckpoint} finds: `sft/`, or, killed between the two
+ * renames, `.sft.next` (complete: it is renamed only once written). A reader
+ * never mixes the files of two steps: every file is checked against the
+ * record it was read with.
  *
  * @module
  */
 import { tf } from "../tf.ts";
 import { type ModelConfig, validateModelConfig } from "./config.ts";
 import { createModel, type Model, type ModelKind, weightShapes } from "./params.ts";
-import { decodeSafetensors, encodeSafetensors, type NamedArray } from "./safetensors.ts";
+import { decodeSafetensors, encodeSafetensors, type NamedArray, type SafetensorsFile } from "./safetensors.ts";
 import type { AdamW } from "../optim/adamw.ts";
+import { writeFileAtomic } from "../atomic_file.ts";
+import { DataError } from "../errors.ts";
+import { faultPoint } from "../fault_point.ts";
 
 /** What {@linkcode saveCheckpoint} writes. */
 export interface CheckpointContents {
@@ -54,10 +65,154 @@ async function sha256(bytes: Uint8Array): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function writeAtomic(path: string, data: Uint8Array): Promise<void> {
-  const tmp = `${path}.tmp-${Deno.pid}`;
-  await Deno.writeFile(tmp, data);
-  await Deno.rename(tmp, path);
+async function isDirectory(path: string): Promise<boolean> {
+  return await Deno.stat(path).then((s) => s.isDirectory, () => false);
+}
+
+async function removeIfPresent(path: string): Promise<void> {
+  await Deno.remove(path, { recursive: true }).catch((e) => {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  });
+}
+
+/** The hidden staging and previous directories beside a checkpoint directory. */
+function siblings(dir: string): { next: string; prev: string } {
+  const d = dir.replace(/\/+$/, "");
+  const slash = d.lastIndexOf("/");
+  const parent = slash < 0 ? "." : d.slice(0, slash) || "/";
+  const base = d.slice(slash + 1);
+  return { next: `${parent}/.${base}.next`, prev: `${parent}/.${base}.prev` };
+}
+
+/**
+ * Where the current complete checkpoint of `dir` is: `dir` itself; or, when
+ * a save was killed between its two renames (no `dir`, both hidden siblings
+ * present), the staged `.<name>.next` beside it. Reads only.
+ *
+ * ```text
+ * dir present                    → dir (any hidden sibling is stale)
+ * dir absent, .next and .prev    → .next (complete: it is renamed only once written)
+ * dir absent, .prev alone        → .prev
+ * otherwise                      → undefined (no checkpoint; a lone .next is a save cut short)
+ * ```
+ *
+ * Source: the rename-based commit of Git's refs and of PyTorch Lightning's `ModelCheckpoint` (write, then swap).
+ *
+ * @param dir The checkpoint directory (`runs/NAME/sft`).
+ * @returns The directory to read, or undefined when there is no checkpoint.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { currentCheckpoint } from "./checkpoint.ts";
+ *
+ * const run = await Deno.makeTempDir();
+ * assert.equal(await currentCheckpoint(`${run}/sft`), undefined);
+ * await Deno.mkdir(`${run}/.sft.next`);
+ * assert.equal(await currentCheckpoint(`${run}/sft`), undefined); // a save cut short
+ * await Deno.mkdir(`${run}/.sft.prev`);
+ * assert.equal(await currentCheckpoint(`${run}/sft`), `${run}/.sft.next`); // killed between the renames
+ * ```
+ */
+export async function currentCheckpoint(dir: string): Promise<string | undefined> {
+  if (await isDirectory(dir)) return dir;
+  const { next, prev } = siblings(dir);
+  if (await isDirectory(prev)) return (await isDirectory(next)) ? next : prev;
+  return undefined;
+}
+
+/**
+ * Finishes a save that a kill interrupted: a checkpoint left under its
+ * staging name between the two renames is made current under its own name,
+ * and stale hidden siblings are removed. For the run's writer only (a save
+ * in progress would lose its staging directory); {@linkcode saveCheckpoint}
+ * runs it first.
+ *
+ * Source: see {@linkcode currentCheckpoint}.
+ *
+ * @param dir The checkpoint directory.
+ * @returns Nothing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { settleCheckpoint } from "./checkpoint.ts";
+ *
+ * const run = await Deno.makeTempDir();
+ * await Deno.mkdir(`${run}/.sft.prev`);
+ * await Deno.mkdir(`${run}/.sft.next`);
+ * await Deno.writeTextFile(`${run}/.sft.next/config.json`, "{}");
+ * await settleCheckpoint(`${run}/sft`);
+ * assert.deepEqual([...Deno.readDirSync(run)].map((e) => e.name), ["sft"]);
+ * assert.equal(await Deno.readTextFile(`${run}/sft/config.json`), "{}");
+ * ```
+ */
+export async function settleCheckpoint(dir: string): Promise<void> {
+  const { next, prev } = siblings(dir);
+  if (!(await isDirectory(dir)) && (await isDirectory(prev))) {
+    await Deno.rename((await isDirectory(next)) ? next : prev, dir);
+  }
+  await removeIfPresent(next);
+  await removeIfPresent(prev);
+}
+
+async function readRecordText(where: string): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(`${where}/config.json`);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw new DataError(`Checkpoint ${where}: cannot read config.json (${(e as Error).message})`);
+  }
+}
+
+function parseRecord(where: string, text: string): CheckpointRecord {
+  let record: CheckpointRecord;
+  try {
+    record = JSON.parse(text);
+  } catch (e) {
+    throw new DataError(`Cannot load checkpoint ${where}: config.json is not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof record !== "object" || record === null || record.format !== "mempo-lab/checkpoint@1") {
+    throw new DataError(
+      `Cannot load checkpoint ${where}: config.json's format must be "mempo-lab/checkpoint@1", current value is ${
+        JSON.stringify((record as CheckpointRecord | null)?.format)
+      }`,
+    );
+  }
+  for (const key of ["models", "optimizers", "state"] as const) {
+    if (typeof record[key] !== "object" || record[key] === null || Array.isArray(record[key])) {
+      throw new DataError(
+        `Cannot load checkpoint ${where}: config.json's ${key} must be an object, current value is ${
+          JSON.stringify(record[key])
+        }`,
+      );
+    }
+  }
+  return record;
+}
+
+/**
+ * The record (`config.json`) of the current checkpoint of `dir`, or undefined
+ * when there is none. Reads only.
+ *
+ * Source: Hugging Face `config.json` convention; {@linkcode currentCheckpoint}.
+ *
+ * @param dir The checkpoint directory.
+ * @returns The record, or undefined.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readCheckpointRecord } from "./checkpoint.ts";
+ *
+ * assert.equal(await readCheckpointRecord("/nonexistent/sft"), undefined);
+ * ```
+ */
+export async function readCheckpointRecord(dir: string): Promise<CheckpointRecord | undefined> {
+  const where = await currentCheckpoint(dir);
+  if (where === undefined) return undefined;
+  const text = await readRecordText(where);
+  return text === undefined ? undefined : parseRecord(where, text);
 }
 
 /** Weights in PyTorch layout: linear weights `[out, in]`. */
@@ -72,13 +227,18 @@ async function modelArrays(model: Model): Promise<NamedArray[]> {
 }
 
 /**
- * Saves models (and optimizer state) into `dir`, atomically per file, with
- * `config.json` last.
+ * Saves models (and optimizer state) as one checkpoint in `dir`: every file
+ * is written into the fresh hidden directory `.<name>.next` beside `dir`,
+ * then renames make it current (`dir` → `.<name>.prev`, `.<name>.next` →
+ * `dir`) and the previous checkpoint is removed. A kill at any point leaves
+ * the previous checkpoint or the new one whole ({@linkcode currentCheckpoint}).
+ * A swap left half-done by a kill is finished first. Refuses a non-empty
+ * `dir` that holds no checkpoint (it would be replaced).
  *
  * Source: safetensors format; Hugging Face `config.json` convention.
  * Reference: MiniMind `lm_checkpoint` (weights + optimizer + step for resume).
  *
- * @param dir Target directory (created if missing).
+ * @param dir Target directory (its parent is created if missing).
  * @param contents Models, optimizers, state.
  * @returns The written record.
  *
@@ -89,18 +249,27 @@ async function modelArrays(model: Model): Promise<NamedArray[]> {
  * import { createModel } from "./params.ts";
  * import { loadCheckpoint, saveCheckpoint } from "./checkpoint.ts";
  *
- * const dir = await Deno.makeTempDir();
+ * const dir = `${await Deno.makeTempDir()}/sft`;
  * const m = createModel(modelPreset("tiny", 20), { seed: 4 });
  * await saveCheckpoint(dir, { models: { policy: m }, state: { step: 7 } });
+ * await saveCheckpoint(dir, { models: { policy: m }, state: { step: 8 } }); // replaces step 7 as a whole
  * const loaded = await loadCheckpoint(dir);
- * assert.equal(loaded.state.step, 7);
+ * assert.equal(loaded.state.step, 8);
  * assert.deepEqual(loaded.models.policy!.weights.get("model.norm.weight")!.arraySync(), m.weights.get("model.norm.weight")!.arraySync());
  * loaded.models.policy!.dispose();
  * m.dispose();
  * ```
  */
 export async function saveCheckpoint(dir: string, contents: CheckpointContents): Promise<CheckpointRecord> {
-  await Deno.mkdir(dir, { recursive: true });
+  const { next, prev } = siblings(dir);
+  await settleCheckpoint(dir);
+  if (await isDirectory(dir)) {
+    const names = [...Deno.readDirSync(dir)].map((e) => e.name);
+    if (names.length > 0 && !names.includes("config.json")) {
+      throw new DataError(`Cannot save a checkpoint in ${dir}: it holds other files (${names.slice(0, 3).join(", ")})`);
+    }
+  }
+  await Deno.mkdir(next, { recursive: true });
   const record: CheckpointRecord = {
     format: "mempo-lab/checkpoint@1",
     models: {},
@@ -108,9 +277,14 @@ export async function saveCheckpoint(dir: string, contents: CheckpointContents):
     state: contents.state ?? {},
   };
   for (const [name, model] of Object.entries(contents.models)) {
-    const bytes = encodeSafetensors(await modelArrays(model), { format: "pt", kind: model.kind });
+    // the weights carry their own architecture, so a config.json edited by hand cannot pass for them
+    const bytes = encodeSafetensors(await modelArrays(model), {
+      format: "pt",
+      kind: model.kind,
+      architecture: JSON.stringify(model.config),
+    });
     const file = `${name}.safetensors`;
-    await writeAtomic(`${dir}/${file}`, bytes);
+    await writeFileAtomic(`${next}/${file}`, bytes);
     record.models[name] = {
       architecture: model.config,
       kind: model.kind,
@@ -134,28 +308,119 @@ export async function saveCheckpoint(dir: string, contents: CheckpointContents):
     }
     const bytes = encodeSafetensors(arrays, { step: String(s.step) });
     const file = `${name}.optimizer.safetensors`;
-    await writeAtomic(`${dir}/${file}`, bytes);
+    await writeFileAtomic(`${next}/${file}`, bytes);
     record.optimizers[name] = { file, bytes: bytes.length, sha256: await sha256(bytes), step: s.step };
   }
-  await writeAtomic(`${dir}/config.json`, new TextEncoder().encode(JSON.stringify(record, null, 2)));
+  await writeFileAtomic(`${next}/config.json`, JSON.stringify(record, null, 2));
+  faultPoint("checkpoint-staged");
+  if (await isDirectory(dir)) {
+    await removeIfPresent(prev);
+    await Deno.rename(dir, prev);
+    faultPoint("checkpoint-swap");
+  }
+  await Deno.rename(next, dir);
+  faultPoint("checkpoint-swapped");
+  await removeIfPresent(prev);
   return record;
 }
 
-async function readVerified(dir: string, file: string, bytes: number, hash: string): Promise<Uint8Array> {
+async function readVerified(where: string, file: string, bytes: number, hash: string): Promise<SafetensorsFile> {
   let data: Uint8Array;
   try {
-    data = await Deno.readFile(`${dir}/${file}`);
+    data = await Deno.readFile(`${where}/${file}`);
   } catch (e) {
-    throw new Error(`Checkpoint ${dir}: cannot read ${file} (${(e as Error).message})`);
+    throw new DataError(`Checkpoint ${where}: cannot read ${file} (${(e as Error).message})`);
   }
   if (data.length !== bytes || (await sha256(data)) !== hash) {
-    throw new Error(
-      `Checkpoint ${dir}: ${file} is corrupted (expected ${bytes} bytes with SHA-256 ${
+    throw new DataError(
+      `Checkpoint ${where}: ${file} is corrupted (expected ${bytes} bytes with SHA-256 ${
         hash.slice(0, 12)
       }…, found ${data.length} bytes${data.length === bytes ? " with another hash" : ""})`,
     );
   }
-  return data;
+  try {
+    return decodeSafetensors(data, `${where}/${file}`);
+  } catch (e) {
+    throw new DataError(`Checkpoint ${where}: ${(e as Error).message}`);
+  }
+}
+
+const ARCHITECTURE_FIELDS = [
+  "vocabSize",
+  "dModel",
+  "nLayers",
+  "nHeads",
+  "ffnHidden",
+  "maxPositions",
+  "ropeTheta",
+  "normEps",
+] as const;
+
+/**
+ * Checks a model's record against its weights: the architecture saved in the
+ * weights' own metadata (every field), the fields their shapes determine
+ * (V, D, L, SwiGLU width), then every tensor's name and shape, nothing missing
+ * and nothing extra.
+ */
+function checkWeights(
+  where: string,
+  name: string,
+  info: CheckpointRecord["models"][string],
+  weights: SafetensorsFile,
+): void {
+  const said = info.architecture;
+  const file = info.file;
+  const refuse = (field: string, saved: unknown, found: unknown, how: string): never => {
+    throw new DataError(
+      `Checkpoint ${where}: config.json says models.${name}.architecture.${field} = ${saved}, but ${file} ${how} ${found}`,
+    );
+  };
+  if (weights.metadata.architecture !== undefined) {
+    let own: Record<string, unknown>;
+    try {
+      own = JSON.parse(weights.metadata.architecture);
+    } catch {
+      throw new DataError(`Checkpoint ${where}: ${file}'s metadata architecture is not valid JSON`);
+    }
+    for (const k of ARCHITECTURE_FIELDS) if (own[k] !== said[k]) refuse(k, said[k], own[k], "was saved with");
+  }
+  if (weights.metadata.kind !== undefined && weights.metadata.kind !== info.kind) {
+    throw new DataError(
+      `Checkpoint ${where}: config.json says models.${name}.kind = ${info.kind}, but ${file} was saved as ${weights.metadata.kind}`,
+    );
+  }
+  const byName = new Map(weights.tensors.map((t) => [t.name, t]));
+  const embed = byName.get("model.embed_tokens.weight")?.shape;
+  if (embed?.length === 2) {
+    if (embed[0] !== said.vocabSize) refuse("vocabSize", said.vocabSize, embed[0], "has (embed_tokens rows)");
+    if (embed[1] !== said.dModel) refuse("dModel", said.dModel, embed[1], "has (embed_tokens columns)");
+  }
+  const layers = new Set(weights.tensors.map((t) => t.name.match(/^model\.layers\.(\d+)\./)?.[1]).filter((x) => x));
+  if (layers.size !== said.nLayers) refuse("nLayers", said.nLayers, layers.size, "holds layers:");
+  const gate = byName.get("model.layers.0.mlp.gate_proj.weight")?.shape;
+  if (gate?.length === 2 && gate[0] !== said.ffnHidden) {
+    refuse("ffnHidden", said.ffnHidden, gate[0], "has (gate_proj rows)");
+  }
+  const expected = weightShapes(said, info.kind);
+  for (const [w, shape] of expected) {
+    const t = byName.get(w);
+    const torchShape = isLinear(w) ? [...shape].reverse() : shape;
+    if (t === undefined || t.shape.join() !== torchShape.join()) {
+      throw new DataError(
+        `Checkpoint ${where}: ${file} has no tensor ${w} of shape [${torchShape}]${
+          t === undefined ? "" : ` (found [${t.shape}])`
+        }, as config.json's architecture needs`,
+      );
+    }
+  }
+  const extra = weights.tensors.map((t) => t.name).filter((n) => !expected.some(([w]) => w === n));
+  if (extra.length > 0) {
+    throw new DataError(
+      `Checkpoint ${where}: ${file} has tensors that config.json's architecture (${info.kind}) does not: ${
+        extra.slice(0, 3).join(", ")
+      }`,
+    );
+  }
 }
 
 /** Options of {@linkcode loadCheckpoint}. */
@@ -168,9 +433,92 @@ export interface LoadCheckpointOptions {
   trainable?: boolean;
 }
 
+/** A checkpoint's files read and checked, before any tensor exists. */
+interface ReadCheckpoint {
+  where: string;
+  record: CheckpointRecord;
+  models: Map<string, SafetensorsFile>;
+  optimizers: Map<string, SafetensorsFile>;
+}
+
+async function readCheckpoint(dir: string, options: LoadCheckpointOptions): Promise<ReadCheckpoint> {
+  // a writer may make another checkpoint current while this reads: read again when the record changed under it
+  for (let attempt = 0;; attempt++) {
+    const where = await currentCheckpoint(dir);
+    const text = where === undefined ? undefined : await readRecordText(where);
+    if (where === undefined || text === undefined) {
+      throw new DataError(`Cannot load checkpoint: no config.json in ${dir}`);
+    }
+    try {
+      const record = parseRecord(where, text);
+      const models = new Map<string, SafetensorsFile>();
+      for (const [name, info] of Object.entries(record.models)) {
+        let config: ModelConfig;
+        try {
+          config = validateModelConfig(info.architecture);
+        } catch (e) {
+          throw new DataError(
+            `Checkpoint ${where}: config.json's models.${name}.architecture: ${(e as Error).message}`,
+          );
+        }
+        for (const [k, want] of Object.entries(options.expect ?? {})) {
+          if (config[k as keyof ModelConfig] !== want) {
+            throw new DataError(
+              `Cannot load checkpoint ${where}: model ${name} has ${k} = ${
+                config[k as keyof ModelConfig]
+              }, expected ${want} (another architecture)`,
+            );
+          }
+        }
+        const weights = await readVerified(where, info.file, info.bytes, info.sha256);
+        checkWeights(where, name, info, weights);
+        models.set(name, weights);
+      }
+      const optimizers = new Map<string, SafetensorsFile>();
+      for (const name of Object.keys(options.optimizers ?? {})) {
+        const info = record.optimizers[name];
+        if (info === undefined || record.models[name] === undefined) {
+          throw new DataError(`Cannot load checkpoint ${where}: no optimizer state for ${name}`);
+        }
+        optimizers.set(name, await readVerified(where, info.file, info.bytes, info.sha256));
+      }
+      return { where, record, models, optimizers };
+    } catch (e) {
+      const now = await currentCheckpoint(dir);
+      const changed = now !== where || (now !== undefined && (await readRecordText(now).catch(() => "")) !== text);
+      if (!changed || attempt >= 3) throw e;
+    }
+  }
+}
+
 /**
- * Loads a checkpoint written by {@linkcode saveCheckpoint}, verifying sizes
- * and hashes and (optionally) the architecture.
+ * Reads and checks a whole checkpoint without creating a tensor: its record,
+ * every file's size and SHA-256, each model's architecture against the
+ * expected one and against its weights' metadata and shapes, and the
+ * optimizer states asked for. What a resume runs before it writes anything.
+ *
+ * Source: safetensors format; `config.json` as the commit record.
+ *
+ * @param dir The checkpoint directory.
+ * @param options Architecture to expect, optimizers whose state must be present.
+ * @returns The record.
+ *
+ * @example A missing checkpoint gives a clear error
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { verifyCheckpoint } from "./checkpoint.ts";
+ *
+ * await assert.rejects(verifyCheckpoint("/nonexistent/ckpt"), /no config.json in \/nonexistent\/ckpt/);
+ * ```
+ */
+export async function verifyCheckpoint(dir: string, options: LoadCheckpointOptions = {}): Promise<CheckpointRecord> {
+  return (await readCheckpoint(dir, options)).record;
+}
+
+/**
+ * Loads the current checkpoint of `dir` ({@linkcode currentCheckpoint}),
+ * verifying sizes and hashes, the architecture against the weights, and
+ * (optionally) against an expected one.
  *
  * Source: safetensors format; `config.json` as the commit record.
  *
@@ -187,47 +535,17 @@ export interface LoadCheckpointOptions {
  * ```
  */
 export async function loadCheckpoint(dir: string, options: LoadCheckpointOptions = {}): Promise<LoadedCheckpoint> {
-  let record: CheckpointRecord;
-  try {
-    record = JSON.parse(await Deno.readTextFile(`${dir}/config.json`));
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw new Error(`Cannot load checkpoint: no config.json in ${dir}`);
-    throw new Error(`Cannot load checkpoint ${dir}: config.json is not valid JSON (${(e as Error).message})`);
-  }
-  if (record.format !== "mempo-lab/checkpoint@1") {
-    throw new Error(
-      `Cannot load checkpoint ${dir}: format must be "mempo-lab/checkpoint@1", current value is ${
-        JSON.stringify(record.format)
-      }`,
-    );
-  }
+  const read = await readCheckpoint(dir, options);
+  const { record } = read;
   const models: Record<string, Model> = {};
   const optimizers: Record<string, AdamW> = {};
   try {
     for (const [name, info] of Object.entries(record.models)) {
-      const config = validateModelConfig(info.architecture);
-      for (const [k, want] of Object.entries(options.expect ?? {})) {
-        if (config[k as keyof ModelConfig] !== want) {
-          throw new Error(
-            `Cannot load checkpoint ${dir}: model ${name} has ${k} = ${
-              config[k as keyof ModelConfig]
-            }, expected ${want} (another architecture)`,
-          );
-        }
-      }
-      const file = decodeSafetensors(
-        await readVerified(dir, info.file, info.bytes, info.sha256),
-        `${dir}/${info.file}`,
-      );
-      const byName = new Map(file.tensors.map((t) => [t.name, t]));
-      const model = createModel(config, { kind: info.kind, name, trainable: options.trainable ?? true });
+      const byName = new Map(read.models.get(name)!.tensors.map((t) => [t.name, t]));
+      const model = createModel(info.architecture, { kind: info.kind, name, trainable: options.trainable ?? true });
       models[name] = model;
-      for (const [w, shape] of weightShapes(config, info.kind)) {
-        const t = byName.get(w);
-        const torchShape = isLinear(w) ? [...shape].reverse() : shape;
-        if (t === undefined || t.shape.join() !== torchShape.join()) {
-          throw new Error(`Cannot load checkpoint ${dir}: ${info.file} has no tensor ${w} of shape [${torchShape}]`);
-        }
+      for (const [w] of weightShapes(info.architecture, info.kind)) {
+        const t = byName.get(w)!;
         tf.tidy(() => {
           const x = tf.tensor(t.data, t.shape);
           model.weights.get(w)!.assign(isLinear(w) ? tf.transpose(x) : x);
@@ -235,17 +553,11 @@ export async function loadCheckpoint(dir: string, options: LoadCheckpointOptions
       }
     }
     for (const [name, factory] of Object.entries(options.optimizers ?? {})) {
-      const info = record.optimizers[name];
-      const model = models[name];
-      if (info === undefined || model === undefined) {
-        throw new Error(`Cannot load checkpoint ${dir}: no optimizer state for ${name}`);
-      }
+      const info = record.optimizers[name]!;
+      const model = models[name]!;
       const optimizer = factory(model);
       optimizers[name] = optimizer;
-      const file = decodeSafetensors(
-        await readVerified(dir, info.file, info.bytes, info.sha256),
-        `${dir}/${info.file}`,
-      );
+      const file = read.optimizers.get(name)!;
       const m = new Map<string, tf.Tensor>();
       const v = new Map<string, tf.Tensor>();
       for (const t of file.tensors) {

@@ -6,6 +6,8 @@
  * @module
  */
 import type { ExperimentConfig } from "../config/experiment.ts";
+import { currentCheckpoint, readCheckpointRecord, verifyCheckpoint } from "../model/checkpoint.ts";
+import { DataError, UsageError } from "../errors.ts";
 
 /**
  * The config fields the SFT weights depend on (dotted paths): a branch must
@@ -71,43 +73,68 @@ function firstDifference(a: unknown, b: unknown, path: string): [string, unknown
  */
 export async function branchRun(fromDir: string, outDir: string, config: ExperimentConfig): Promise<void> {
   const fail = (why: string): never => {
-    throw new Error(`Cannot branch from ${fromDir}: ${why}`);
+    throw new DataError(`Cannot branch from ${fromDir}: ${why}`);
   };
   const real = async (p: string) => await Deno.realPath(p).catch(() => undefined);
   const fromReal = await real(fromDir);
   if (fromReal === undefined) fail("no such directory");
-  if (fromReal === (await real(outDir))) fail("the new run needs its own directory (give --name or --out)");
-  const saved = JSON.parse(
-    await Deno.readTextFile(`${fromDir}/config.json`).catch(() => fail("it has no config.json")),
-  ) as Record<string, unknown>;
+  if (fromReal === (await real(outDir))) {
+    throw new UsageError(`Cannot branch from ${fromDir}: the new run needs its own directory (give --name or --out)`);
+  }
+  const savedText = await Deno.readTextFile(`${fromDir}/config.json`).catch(() => fail("it has no config.json"));
+  let saved: Record<string, unknown> = {};
+  try {
+    saved = JSON.parse(savedText);
+  } catch (e) {
+    fail(`its config.json is not valid JSON (${(e as Error).message})`);
+  }
   for (const field of SFT_FIELDS) {
     const d = firstDifference(at(saved, field), at(config, field), field);
     if (d !== undefined) {
-      fail(
-        `${d[0]} is ${JSON.stringify(d[1])} in ${fromDir} and ${
+      throw new UsageError(
+        `Cannot branch from ${fromDir}: ${d[0]} is ${JSON.stringify(d[1])} in ${fromDir} and ${
           JSON.stringify(d[2])
         } here: the SFT weights depend on it`,
       );
     }
   }
-  const sftRecord = await Deno.readTextFile(`${fromDir}/sft/config.json`).catch(() => undefined);
-  const state = sftRecord === undefined ? undefined : JSON.parse(sftRecord).state as { step: number; done: boolean };
+  const sftDir = `${fromDir}/sft`;
+  const record = await readCheckpointRecord(sftDir).catch((e: Error) => fail(e.message));
+  const state = record?.state as { step: number; done: boolean } | undefined;
   if (state?.done !== true) {
     fail(`its SFT stage has not finished (${state === undefined ? "no sft/ checkpoint" : `step ${state.step}`})`);
   }
-  const rows = (await Deno.readTextFile(`${fromDir}/metrics.jsonl`)).split("\n").filter(Boolean)
-    .filter((line) => ["pretrain", "sft"].includes(String(JSON.parse(line).stage)));
+  await verifyCheckpoint(sftDir).catch((e: Error) => fail(e.message));
+  const metricsText = await Deno.readTextFile(`${fromDir}/metrics.jsonl`).catch(() => fail("it has no metrics.jsonl"));
+  const rows = metricsText.split("\n").filter((l) => l.trim()).filter((line, i) => {
+    let row: { stage?: unknown } = {};
+    try {
+      row = JSON.parse(line);
+    } catch (e) {
+      fail(`its metrics.jsonl line ${i + 1} is not JSON (${(e as Error).message})`);
+    }
+    return ["pretrain", "sft"].includes(String(row.stage));
+  });
+  const tokenizer = await Deno.readTextFile(`${fromDir}/tokenizer.json`).catch(() => fail("it has no tokenizer.json"));
   // a previous run in outDir is replaced (as a fresh run replaces it); anything else is left alone
   const entries = await Array.fromAsync(Deno.readDir(outDir)).catch(() => []);
-  if (entries.length > 0) {
-    if (!entries.some((e) => e.name === "metrics.jsonl")) fail(`${outDir} is not empty and holds no run`);
-    for (const e of entries) await Deno.remove(`${outDir}/${e.name}`, { recursive: true });
+  if (entries.length > 0 && !entries.some((e) => e.name === "metrics.jsonl")) {
+    fail(`${outDir} is not empty and holds no run`);
   }
-  await Deno.mkdir(`${outDir}/sft`, { recursive: true });
-  for (const e of Deno.readDirSync(`${fromDir}/sft`)) {
-    if (e.isFile) await Deno.copyFile(`${fromDir}/sft/${e.name}`, `${outDir}/sft/${e.name}`);
+  // the new run is put together beside outDir and moved into place by one rename
+  const out = outDir.replace(/\/+$/, "");
+  const slash = out.lastIndexOf("/");
+  const parent = slash < 0 ? "." : out.slice(0, slash) || "/";
+  const staging = `${parent}/.${out.slice(slash + 1)}.branch-${Deno.pid}`;
+  await Deno.remove(staging, { recursive: true }).catch(() => {});
+  await Deno.mkdir(`${staging}/sft`, { recursive: true });
+  const source = (await currentCheckpoint(sftDir))!;
+  for (const e of Deno.readDirSync(source)) {
+    if (e.isFile) await Deno.copyFile(`${source}/${e.name}`, `${staging}/sft/${e.name}`);
   }
-  await Deno.copyFile(`${fromDir}/tokenizer.json`, `${outDir}/tokenizer.json`);
-  await Deno.writeTextFile(`${outDir}/metrics.jsonl`, rows.map((r) => `${r}\n`).join(""));
-  await Deno.writeTextFile(`${outDir}/config.json`, JSON.stringify(config, null, 2));
+  await Deno.writeTextFile(`${staging}/tokenizer.json`, tokenizer);
+  await Deno.writeTextFile(`${staging}/metrics.jsonl`, rows.map((r) => `${r}\n`).join(""));
+  await Deno.writeTextFile(`${staging}/config.json`, JSON.stringify(config, null, 2));
+  await Deno.remove(outDir, { recursive: true }).catch(() => {});
+  await Deno.rename(staging, outDir);
 }

@@ -8,13 +8,34 @@
  * (`runFigures`): `eval_f1.svg`, `eval_tokens.svg`, `train_reward.svg`,
  * `train_curves.svg`.
  *
+ * Nothing lost at a kill: each checkpoint is one unit (`saveCheckpoint`:
+ * staged, then made current by renames); a metrics row is appended before the
+ * checkpoint that covers it; a resume checks the tokenizer, every checkpoint
+ * (hashes, architecture) and that `metrics.jsonl` holds exactly the rows its
+ * checkpoints cover before it writes anything, then rewrites `config.json`
+ * and `metrics.jsonl` through temporary files and renames. A refused resume
+ * changes nothing; an accepted one recomputes the rows after each checkpoint,
+ * identically.
+ *
  * @module
  */
 import { setBackend } from "../backend/backend.ts";
 import { buildData, DATA_VERSION, loadData, type LoadedData } from "../data/build.ts";
 import { modelPreset } from "../model/config.ts";
 import { copyModel, createModel, type Model, trainableVariables } from "../model/params.ts";
-import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint.ts";
+import {
+  type CheckpointRecord,
+  loadCheckpoint,
+  readCheckpointRecord,
+  saveCheckpoint,
+  settleCheckpoint,
+  verifyCheckpoint,
+} from "../model/checkpoint.ts";
+import type { ModelConfig } from "../model/config.ts";
+import { tokenizerFromJson } from "../text/tokenizer.ts";
+import { writeFileAtomic } from "../atomic_file.ts";
+import { DataError } from "../errors.ts";
+import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
 import { teacherDemonstrations } from "../train/demos.ts";
@@ -46,7 +67,10 @@ export interface PipelineOptions {
   config: ExperimentConfig;
   /** Output directory (`runs/<name>`). */
   outDir: string;
-  /** Continue from the checkpoints in `outDir` (metrics after the last checkpoint are recomputed). @default false */
+  /**
+   * Continue from the checkpoints in `outDir` (metrics after the last checkpoint are recomputed); every check runs
+   * before anything is written, and a refusal is a `DataError`. @default false
+   */
   resume?: boolean;
   /** Progress callback. */
   onProgress?: (e: ProgressEvent) => void;
@@ -74,7 +98,8 @@ async function exists(path: string): Promise<boolean> {
  * Checks that a run's checkpoints and a data directory share one tokenizer:
  * the run's `tokenizer.json` (written when it started) must equal the data's,
  * or its token ids would be read as other words. A run saved before runs kept
- * their tokenizer has none and is not checked.
+ * their tokenizer has none and is not checked; a run's `tokenizer.json` that
+ * is not a tokenizer is refused as damaged.
  *
  * Source: Hugging Face `save_pretrained` (a checkpoint ships with its tokenizer files).
  *
@@ -86,14 +111,18 @@ async function exists(path: string): Promise<boolean> {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { buildTokenizer, tokenizerToJson } from "../text/tokenizer.ts";
  * import { checkRunTokenizer } from "./pipeline.ts";
  *
  * const run = await Deno.makeTempDir();
  * const data = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${data}/tokenizer.json`, '{"words":["a"]}');
- * assert.equal(await checkRunTokenizer(run, data, "evaluate"), '{"words":["a"]}'); // no saved tokenizer
- * await Deno.writeTextFile(`${run}/tokenizer.json`, '{"words":["b"]}');
+ * const words = (text: string) => tokenizerToJson(buildTokenizer([text]));
+ * await Deno.writeTextFile(`${data}/tokenizer.json`, words("a"));
+ * assert.equal(await checkRunTokenizer(run, data, "evaluate"), words("a")); // no saved tokenizer
+ * await Deno.writeTextFile(`${run}/tokenizer.json`, words("b"));
  * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /Cannot evaluate .*differs from the run's tokenizer.json/);
+ * await Deno.writeTextFile(`${run}/tokenizer.json`, '{"model": {"vocab"');
+ * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /tokenizer.json is damaged/);
  * ```
  */
 export async function checkRunTokenizer(
@@ -101,10 +130,19 @@ export async function checkRunTokenizer(
   dataDir: string,
   action: "resume" | "evaluate",
 ): Promise<string> {
-  const dataTokenizer = await Deno.readTextFile(`${dataDir}/tokenizer.json`);
+  const dataTokenizer = await Deno.readTextFile(`${dataDir}/tokenizer.json`).catch((e: Error) => {
+    throw new DataError(`Cannot ${action} ${runDir}: cannot read ${dataDir}/tokenizer.json (${e.message})`);
+  });
   const runTokenizer = await Deno.readTextFile(`${runDir}/tokenizer.json`).catch(() => undefined);
   if (runTokenizer !== undefined && runTokenizer !== dataTokenizer) {
-    throw new Error(
+    try {
+      tokenizerFromJson(runTokenizer);
+    } catch (e) {
+      throw new DataError(
+        `Cannot ${action} ${runDir}: its tokenizer.json is damaged (${(e as Error).message.split("\n")[0]})`,
+      );
+    }
+    throw new DataError(
       `Cannot ${action} ${runDir}: ${dataDir}/tokenizer.json differs from the run's tokenizer.json ` +
         "(the data was rebuilt since training); train the run again",
     );
@@ -142,31 +180,137 @@ export async function checkRunTokenizer(
 export async function ensureData(config: ExperimentConfig): Promise<LoadedData> {
   const manifestPath = `${config.dataDir}/manifest.json`;
   const wanted = JSON.stringify({ seed: config.seed, ...config.data });
-  if (await exists(manifestPath)) {
-    const m = JSON.parse(await Deno.readTextFile(manifestPath));
-    if (m.version === DATA_VERSION && JSON.stringify(m.options) === wanted) return await loadData(config.dataDir);
-  }
+  // a manifest that is missing, damaged or for other options: the data is built anew (it is derived, seeded)
+  const m = await Deno.readTextFile(manifestPath).then((t) => JSON.parse(t), () => undefined);
+  if (m?.version === DATA_VERSION && JSON.stringify(m.options) === wanted) return await loadData(config.dataDir);
   await buildData(config.dataDir, config.seed, { ...config.data });
   return await loadData(config.dataDir);
 }
 
-class MetricsLog {
-  rows: MetricsRow[] = [];
-  constructor(readonly path: string) {}
-  async load(keep: (row: MetricsRow) => boolean): Promise<void> {
-    if (!(await exists(this.path))) return;
-    const text = await Deno.readTextFile(this.path);
-    this.rows = text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)).filter(keep);
-    await this.flush();
+/** A checkpoint's progress, as its record's state holds it. */
+interface StageState {
+  step: number;
+  done: boolean;
+}
+
+function stageState(dir: string, record: CheckpointRecord | undefined): StageState | undefined {
+  if (record === undefined) return undefined;
+  const { step, done } = record.state as Partial<StageState>;
+  if (!Number.isInteger(step) || (step as number) < 0 || typeof done !== "boolean") {
+    throw new DataError(
+      `Cannot resume: ${dir}/config.json's state must be {step: integer ≥ 0, done: boolean}, current value is ${
+        JSON.stringify(record.state)
+      }`,
+    );
   }
-  async append(row: MetricsRow): Promise<void> {
-    this.rows.push(row);
-    await Deno.writeTextFile(this.path, JSON.stringify(row) + "\n", { append: true });
+  return { step: step as number, done };
+}
+
+/**
+ * Reads `metrics.jsonl`: one JSON object a line. A last line cut short (no
+ * newline, not JSON) is an append that a kill interrupted, after the last
+ * checkpoint: it is dropped. Any other bad line is refused, naming the line.
+ */
+async function readMetrics(path: string): Promise<{ rows: MetricsRow[]; text: string }> {
+  const text = await Deno.readTextFile(path).catch((e) => {
+    if (e instanceof Deno.errors.NotFound) return "";
+    throw new DataError(`Cannot resume: cannot read ${path} (${(e as Error).message})`);
+  });
+  const lines = text.split("\n");
+  const rows: MetricsRow[] = [];
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === "") continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch (e) {
+      if (i === lines.length - 1) break; // the last, unterminated line: a torn append
+      throw new DataError(`Cannot resume: ${path} line ${i + 1} is not JSON (${(e as Error).message})`);
+    }
+    if (typeof row !== "object" || row === null || Array.isArray(row) || !("stage" in row) || !("step" in row)) {
+      throw new DataError(`Cannot resume: ${path} line ${i + 1} is not a metrics row (no stage and step)`);
+    }
+    rows.push(row as MetricsRow);
   }
-  async flush(): Promise<void> {
-    await Deno.writeTextFile(this.path, this.rows.map((r) => JSON.stringify(r) + "\n").join(""));
+  return { rows, text };
+}
+
+/** What a resume continues from, every check passed and nothing yet written. */
+interface ResumePlan {
+  sft: StageState | undefined;
+  rl: Map<string, StageState | undefined>;
+  /** The metrics rows the checkpoints cover (later rows are recomputed). */
+  rows: MetricsRow[];
+  /** The current text of `metrics.jsonl` (rewritten only when the kept rows differ). */
+  metricsText: string;
+}
+
+/**
+ * Every check of a resume, before it writes anything: the run's tokenizer is
+ * the data's, each checkpoint is whole (sizes, hashes, architecture against
+ * the weights and the config's), its state readable, and `metrics.jsonl`
+ * holds exactly the rows its checkpoints cover (no step missing).
+ */
+async function planResume(
+  outDir: string,
+  config: ExperimentConfig,
+  modelConfig: ModelConfig,
+): Promise<ResumePlan> {
+  await checkRunTokenizer(outDir, config.dataDir, "resume");
+  const why = (e: unknown) => (e instanceof DataError ? e.message : String(e));
+  const check = async (stage: string, optimizers: string[]) => {
+    const dir = `${outDir}/${stage}`;
+    let state: StageState | undefined;
+    try {
+      state = stageState(dir, await readCheckpointRecord(dir));
+      if (state !== undefined) {
+        const names = state.done ? [] : optimizers;
+        await verifyCheckpoint(dir, {
+          expect: modelConfig,
+          optimizers: Object.fromEntries(names.map((n) => [n, () => undefined as never])),
+        });
+      }
+    } catch (e) {
+      throw new DataError(`Cannot resume ${outDir}: ${why(e)}`);
+    }
+    return state;
+  };
+  const sft = await check("sft", ["policy"]);
+  const rl = new Map<string, StageState | undefined>();
+  for (const a of config.rl.algorithms) {
+    const state = await check(a, a === "ppo" ? ["policy", "critic"] : ["policy"]);
+    if (state !== undefined && sft?.done !== true) {
+      throw new DataError(`Cannot resume ${outDir}: ${a}/ holds a checkpoint but sft/ is not finished`);
+    }
+    rl.set(a, state);
+  }
+  const { rows: all, text } = await readMetrics(`${outDir}/metrics.jsonl`);
+  const covered = (stage: string) => {
+    if (stage === "pretrain") return sft === undefined ? 0 : config.sft.pretrainSteps ?? 0;
+    return stage === "sft" ? sft?.step ?? 0 : rl.get(stage)?.step ?? 0;
+  };
+  const rows = all.filter((row) => Number(row.step) < covered(String(row.stage)));
+  for (const stage of ["pretrain", "sft", ...config.rl.algorithms]) {
+    const steps = rows.filter((r) => r.stage === stage).map((r) => Number(r.step));
+    const want = covered(stage);
+    if (steps.length !== want || steps.some((s, i) => s !== i)) {
+      throw new DataError(
+        `Cannot resume ${outDir}: metrics.jsonl holds ${steps.length} ${stage} rows before step ${want}, ` +
+          `its checkpoint covers ${want} (rows lost or repeated); train the run again`,
+      );
+    }
+  }
+  return { sft, rl, rows, metricsText: text };
+}
+
+/** Removes the temporary files of writes that a kill cut short (hidden `.<name>.tmp-<pid>`). */
+async function removeStaleTemporaries(dir: string): Promise<void> {
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isFile && /^\..+\.tmp-\d+$/.test(e.name)) await Deno.remove(`${dir}/${e.name}`);
   }
 }
+
+const metricsLine = (row: MetricsRow) => JSON.stringify(row) + "\n";
 
 /**
  * Runs the whole pipeline (or resumes it).
@@ -195,37 +339,41 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const timings: Record<string, number> = {};
   const clock = () => performance.now() / 1000;
   await setBackend(config.backend);
+  if (resume && !(await exists(outDir))) throw new DataError(`Cannot resume ${outDir}: no such directory`);
   await Deno.mkdir(outDir, { recursive: true });
   if (!resume && (await exists(`${outDir}/metrics.jsonl`))) {
     for (const e of Deno.readDirSync(outDir)) await Deno.remove(`${outDir}/${e.name}`, { recursive: true });
   }
-  await Deno.writeTextFile(`${outDir}/config.json`, JSON.stringify(config, null, 2));
-  const log = new MetricsLog(`${outDir}/metrics.jsonl`);
+  const metricsPath = `${outDir}/metrics.jsonl`;
+  const log = async (row: MetricsRow) => await Deno.writeTextFile(metricsPath, metricsLine(row), { append: true });
 
   // data
   let t = clock();
   progress({ stage: "data", step: 0, total: 1, info: {} });
   const data = await ensureData(config);
-  // the checkpoints' token ids belong to this tokenizer: it travels with the run (`deno task eval` checks it)
-  const tokenizerText = resume
-    ? await checkRunTokenizer(outDir, config.dataDir, "resume")
-    : await Deno.readTextFile(`${config.dataDir}/tokenizer.json`);
-  await Deno.writeTextFile(`${outDir}/tokenizer.json`, tokenizerText);
-  timings.data = clock() - t;
   const modelConfig = modelPreset(config.model, data.tokenizer.size);
-  const checkpointState = async (dir: string) =>
-    (await exists(`${dir}/config.json`)) ? JSON.parse(await Deno.readTextFile(`${dir}/config.json`)).state : undefined;
-
-  // which steps each stage had checkpointed (resume drops later metrics rows: they are recomputed)
-  const sftState = resume ? await checkpointState(`${outDir}/sft`) : undefined;
-  const rlStates = new Map<string, { step: number; done: boolean } | undefined>();
-  for (const a of config.rl.algorithms) rlStates.set(a, resume ? await checkpointState(`${outDir}/${a}`) : undefined);
-  await log.load((row) => {
-    const stage = String(row.stage);
-    if (stage === "pretrain") return sftState !== undefined; // pretraining precedes the first SFT checkpoint
-    const done = stage === "sft" ? sftState?.step ?? 0 : rlStates.get(stage)?.step ?? 0;
-    return Number(row.step) < done;
-  });
+  const tokenizerText = await Deno.readTextFile(`${config.dataDir}/tokenizer.json`);
+  // which steps each stage had checkpointed; a resume checks everything before it writes anything
+  const plan = resume ? await planResume(outDir, config, modelConfig) : undefined;
+  const configText = JSON.stringify(config, null, 2);
+  if ((await Deno.readTextFile(`${outDir}/config.json`).catch(() => undefined)) !== configText) {
+    await writeFileAtomic(`${outDir}/config.json`, configText, "resume-config");
+  }
+  // the checkpoints' token ids belong to this tokenizer: it travels with the run (`deno task eval` checks it)
+  if ((await Deno.readTextFile(`${outDir}/tokenizer.json`).catch(() => undefined)) !== tokenizerText) {
+    await writeFileAtomic(`${outDir}/tokenizer.json`, tokenizerText);
+  }
+  if (plan !== undefined) {
+    // the rows after each stage's checkpoint are recomputed: drop them, in one rename
+    const kept = plan.rows.map(metricsLine).join("");
+    if (kept !== plan.metricsText) await writeFileAtomic(metricsPath, kept, "resume-metrics");
+    // a checkpoint whose swap a kill interrupted is made current under its own name again
+    for (const stage of ["sft", ...config.rl.algorithms]) await settleCheckpoint(`${outDir}/${stage}`);
+    await removeStaleTemporaries(outDir);
+  }
+  timings.data = clock() - t;
+  const sftState = plan?.sft;
+  const rlStates = plan?.rl ?? new Map<string, StageState | undefined>();
 
   // SFT
   t = clock();
@@ -274,7 +422,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         seed: config.seed + 17,
         padId: data.tokenizer.padId,
         onStep: async (r) => {
-          await log.append({
+          await log({
             stage: "pretrain",
             step: r.step,
             "sft/loss": r.loss,
@@ -302,7 +450,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         shouldStop: stop,
         onStep: async (r) => {
           step = r.step + 1;
-          await log.append({
+          await log({
             stage: "sft",
             step: r.step,
             "sft/loss": r.loss,
@@ -401,7 +549,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         return { completed: false, timings };
       }
       const row = await rlStep(ctx, step);
-      await log.append({ stage: algorithm, step, ...row });
+      await log({ stage: algorithm, step, ...row });
+      faultPoint("rl-step-logged");
       progress({
         stage: algorithm,
         step: step + 1,
@@ -420,7 +569,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     timings[algorithm] = clock() - t;
   }
 
-  // evaluation
+  // evaluation (a stop asked for during the last RL step is honoured here: every stage is checkpointed)
+  if (stop()) {
+    sft.dispose();
+    for (const m of trained.values()) m.dispose();
+    return { completed: false, timings };
+  }
   t = clock();
   const agents = runAgents(
     sft,
@@ -447,7 +601,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     memory: config.sft.teacherMemory ?? "state",
   });
   timings.eval = clock() - t;
-  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data), log.rows);
+  const metricsRows = (await readMetrics(metricsPath)).rows; // the training curves
+  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data), metricsRows);
   sft.dispose();
   for (const m of trained.values()) m.dispose();
   progress({ stage: "done", step: 1, total: 1, info: {} });
@@ -501,12 +656,13 @@ export async function writeEvalFiles(
   unseen?: ReadonlyMap<number, readonly string[]>,
   metrics: readonly MetricsRow[] = [],
 ): Promise<void> {
-  await Deno.writeTextFile(
+  await writeFileAtomic(
     `${outDir}/eval.json`,
     JSON.stringify({ rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen) }, null, 2),
   );
+  faultPoint("eval-files");
   const figures = runFigures(rows, metrics);
-  for (const [name, figure] of Object.entries(figures)) await Deno.writeTextFile(`${outDir}/${name}`, figure.svg);
+  for (const [name, figure] of Object.entries(figures)) await writeFileAtomic(`${outDir}/${name}`, figure.svg);
   const md = [
     "# Evaluation",
     "",
@@ -549,5 +705,5 @@ export async function writeEvalFiles(
       ]
       : []),
   ].join("\n");
-  await Deno.writeTextFile(`${outDir}/eval.md`, md);
+  await writeFileAtomic(`${outDir}/eval.md`, md);
 }

@@ -59,7 +59,10 @@ Deno.test({
       assert.ok(available, "CI installs mesa-vulkan-drivers: need an adapter");
     }
     if (!available) {
-      console.log("no WebGPU adapter here: install mesa-vulkan-drivers to exercise the GPU path");
+      console.log(
+        "skipped: webgpu: no WebGPU adapter here, so the GPU path was not exercised " +
+          "(install a Vulkan driver, e.g. apt-get install mesa-vulkan-drivers for a software one)",
+      );
       return;
     }
     const before = tf.memory().numTensors;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { PRESETS, resolveConfig, validateConfig } from "../../lib/config/experiment.ts";
+import { UsageError } from "../../lib/errors.ts";
 
 Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad values refused", () => {
   assert.equal(resolveConfig("default").model, "small");
@@ -54,7 +55,7 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     () => resolveConfig("quick", { rl: { worlds: "aux" as never } }),
     /rl.worlds must be one of main, all, current value is "aux"/,
   );
-  assert.throws(() => resolveConfig("quick", { nonsense: 1 } as never), /unknown field "nonsense"/);
+  assert.throws(() => resolveConfig("quick", { nonsense: 1 } as never), /Invalid config: unknown field nonsense$/);
   assert.throws(
     () => resolveConfig("quick", { eval: { questions: 99 } }),
     /eval.questions \(99\) must be ≤ data.testCount/,
@@ -89,4 +90,89 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     /data.trainMarkers must be an integer ≥ 0, current value is -1/,
   );
   assert.notEqual(resolveConfig("quick"), PRESETS.quick, "a copy, never the frozen preset");
+});
+
+Deno.test("validateConfig(): every depth, type and range refused with the field and the value as given", () => {
+  const q = PRESETS.quick;
+  const cases: [unknown, RegExp][] = [
+    // unknown keys at every depth (the first named even when other fields are bad too)
+    [
+      { ...q, data: { ...q.data, sizes: { ...q.data.sizes, cats: 2 } } },
+      /^Invalid config: unknown field data\.sizes\.cats$/,
+    ],
+    [{ ...q, rl: { ...q.rl, lr: -1, lrr: 1 } }, /^Invalid config: unknown field rl\.lrr$/],
+    [{ ...q, "two words": 1 }, /^Invalid config: unknown field \["two words"\]$/],
+    // sections that are not objects, and a config that is not one
+    [{ ...q, rl: null }, /^Invalid config: rl must be an object of fields, current value is null$/],
+    [{ ...q, sft: "fast" }, /^Invalid config: sft must be an object of fields, current value is "fast"$/],
+    [{ ...q, eval: [4] }, /^Invalid config: eval must be an object of fields, current value is \[4\]$/],
+    [
+      { ...q, data: { ...q.data, sizes: 3 } },
+      /^Invalid config: data\.sizes must be an object of fields, current value is 3$/,
+    ],
+    [[1, 2], /^Invalid config: the config must be an object of fields, current value is \[1, 2\]$/],
+    [null, /^Invalid config: the config must be an object of fields, current value is null$/],
+    // values shown as given: JSON's 1e999 is Infinity, not null
+    [{ ...q, rl: { ...q.rl, lr: 1e999 } }, /^Invalid config: rl\.lr must be > 0, current value is Infinity$/],
+    [{ ...q, sft: { ...q.sft, steps: -Infinity } }, /sft\.steps must be an integer ≥ 0, current value is -Infinity$/],
+    [{ ...q, rl: { ...q.rl, klCoef: "0.1" } }, /rl\.klCoef must be in \[0, 10\], current value is "0\.1"$/],
+    // wrong types of paths and names
+    [{ ...q, dataDir: 7 }, /^Invalid config: dataDir must be a path \(a string\), current value is 7$/],
+    [{ ...q, dataDir: "" }, /dataDir must be a non-empty path, current value is ""$/],
+    [{ ...q, name: ["a"] }, /name must be letters, digits, '\.', '_' or '-', current value is \["a"\]$/],
+    // lists and unions
+    [
+      { ...q, data: { ...q.data, testObjectives: [1, "2"] } },
+      /data\.testObjectives\[1\] must be an integer ≥ 1, current value is "2"$/,
+    ],
+    [
+      { ...q, data: { ...q.data, trainObjectives: "2" } },
+      /data\.trainObjectives must be an integer ≥ 1 or a non-empty list of them, current value is "2"$/,
+    ],
+    [{ ...q, rl: { ...q.rl, algorithms: "grpo" } }, /rl\.algorithms must be a list, current value is "grpo"$/],
+    // a missing required field
+    [
+      { ...q, eval: { questions: 1, maxTurns: 2 } },
+      /^Invalid config: eval\.maxTurnTokens is missing \(it must be an integer ≥ 8\)$/,
+    ],
+    // world sizes, checked before anything is generated
+    [
+      { ...q, data: { ...q.data, sizes: { countries: 5, cities: 4 } } },
+      /data\.sizes: cities \(4\) must be ≥ countries \(5\)/,
+    ],
+    [
+      { ...q, data: { ...q.data, sizes: { ...q.data.sizes, people: 0 } } },
+      /data\.sizes\.people must be an integer ≥ 1, current value is 0$/,
+    ],
+    [
+      { ...q, data: { ...q.data, testObjectives: [1, 8] } },
+      /data\.sizes give 6 test subjects, too few for 8-objective questions/,
+    ],
+  ];
+  for (const [config, message] of cases) {
+    assert.throws(() => validateConfig(config), (e: Error) => {
+      assert.ok(e instanceof UsageError, `${e.name}: ${e.message}`);
+      assert.match(e.message, message);
+      return true;
+    });
+  }
+  assert.equal(validateConfig(structuredClone(q)).rl.lr, q.rl.lr);
+});
+
+Deno.test("validateConfig() returns its input: key order and absent optional fields as they were", () => {
+  const c = structuredClone(PRESETS.quick);
+  assert.equal(validateConfig(c), c);
+  assert.equal(JSON.stringify(validateConfig(c)), JSON.stringify(PRESETS.quick));
+  assert.equal("memPool" in c.rl, false);
+});
+
+Deno.test("resolveConfig(): overrides that are not an object are refused by name", () => {
+  assert.throws(
+    () => resolveConfig("quick", [1] as never),
+    /the overrides must be an object of fields, current value is \[1\]/,
+  );
+  assert.throws(
+    () => resolveConfig("quick", { rl: null } as never),
+    /rl must be an object of fields, current value is null/,
+  );
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { buildData, DATA_VERSION, loadData } from "../../lib/data/build.ts";
 import { encode } from "../../lib/text/tokenizer.ts";
+import { DataError } from "../../lib/errors.ts";
 
 Deno.test("buildData() writes a deterministic data directory that loadData() reads back", async () => {
   const a = await Deno.makeTempDir();
@@ -49,4 +50,26 @@ Deno.test("buildData() auxiliary worlds re-deal the main world's names with thei
   }
   assert.notDeepEqual(data.aux[0]!.corpus, data.aux[1]!.corpus);
   assert.ok(data.train.every((r) => r.targets.length === 2), "the main training set keeps trainObjectives (2)");
+});
+
+Deno.test("buildData(): the manifest goes first and comes back last; loadData() names a damaged manifest or tokenizer", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 3, { trainCount: 4, testCount: 1, testObjectives: [1] });
+  assert.ok(await Deno.stat(`${dir}/manifest.json`));
+  // a build that fails (or is killed) part-way leaves no manifest: the half-written data is never taken for the old
+  await assert.rejects(buildData(dir, 3, { trainCount: 4, testCount: 1, testObjectives: [1], sizes: { people: 0 } }));
+  await assert.rejects(Deno.stat(`${dir}/manifest.json`), Deno.errors.NotFound);
+  await assert.rejects(
+    loadData(dir),
+    (e: Error) => e instanceof DataError && /no manifest\.json \(run deno task data\)/.test(e.message),
+  );
+  await buildData(dir, 3, { trainCount: 4, testCount: 1, testObjectives: [1] });
+  await Deno.writeTextFile(`${dir}/manifest.json`, '{"test": {"1obj"');
+  await assert.rejects(
+    loadData(dir),
+    /Cannot load data from .*: manifest\.json is not valid JSON .*; rebuild it with deno task data/,
+  );
+  await buildData(dir, 3, { trainCount: 4, testCount: 1, testObjectives: [1] });
+  await Deno.writeTextFile(`${dir}/tokenizer.json`, "{}");
+  await assert.rejects(loadData(dir), /Cannot load data from .*: tokenizer\.json is damaged/);
 });

@@ -2,6 +2,10 @@
 import assert from "node:assert/strict";
 import { resolveConfig } from "../../lib/config/experiment.ts";
 import { branchRun, SFT_FIELDS } from "../../lib/pipeline/branch.ts";
+import { saveCheckpoint } from "../../lib/model/checkpoint.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { createModel } from "../../lib/model/params.ts";
+import { DataError, UsageError } from "../../lib/errors.ts";
 
 const config = resolveConfig("quick", { dataDir: "data/quick" });
 
@@ -20,9 +24,9 @@ async function fakeRun(sftState: { step: number; done: boolean } | undefined): P
   await Deno.mkdir(`${dir}/mempo`);
   await Deno.writeTextFile(`${dir}/mempo/policy.safetensors`, "rl weights");
   if (sftState !== undefined) {
-    await Deno.mkdir(`${dir}/sft`);
-    await Deno.writeTextFile(`${dir}/sft/config.json`, JSON.stringify({ state: sftState }));
-    await Deno.writeTextFile(`${dir}/sft/policy.safetensors`, "sft weights");
+    const model = createModel(modelPreset("tiny", 12), { seed: 1 });
+    await saveCheckpoint(`${dir}/sft`, { models: { policy: model }, state: sftState });
+    model.dispose();
   }
   return dir;
 }
@@ -38,7 +42,10 @@ Deno.test("branchRun(): copies the tokenizer, the SFT checkpoint and the warm-up
     "sft",
     "tokenizer.json",
   ]);
-  assert.equal(await Deno.readTextFile(`${out}/sft/policy.safetensors`), "sft weights");
+  assert.deepEqual(
+    await Deno.readFile(`${out}/sft/policy.safetensors`),
+    await Deno.readFile(`${from}/sft/policy.safetensors`),
+  );
   assert.equal(await Deno.readTextFile(`${out}/tokenizer.json`), '{"words":["a","b"]}');
   const rows = (await Deno.readTextFile(`${out}/metrics.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
   assert.deepEqual(rows.map((r) => `${r.stage}${r.step}`), ["pretrain0", "sft0", "sft1"]);
@@ -70,7 +77,11 @@ Deno.test("branchRun(): refuses changed SFT fields, an unfinished SFT, its own d
   });
   await Deno.remove(`${out}/ok`, { recursive: true });
   for (const [change, message] of cases) {
-    await assert.rejects(branchRun(from, out, { ...config, ...change }), message);
+    await assert.rejects(branchRun(from, out, { ...config, ...change }), (e: Error) => {
+      assert.ok(e instanceof UsageError, e.message);
+      assert.match(e.message, message);
+      return true;
+    });
   }
   assert.deepEqual([...Deno.readDirSync(out)], [], "nothing written");
   await assert.rejects(branchRun(from, from, config), /the new run needs its own directory/);
@@ -80,6 +91,16 @@ Deno.test("branchRun(): refuses changed SFT fields, an unfinished SFT, its own d
     /its SFT stage has not finished \(step 40\)/,
   );
   await assert.rejects(branchRun(await fakeRun(undefined), out, config), /no sft\/ checkpoint/);
+  // a damaged source checkpoint is refused before anything is copied
+  const damaged = await fakeRun({ step: 2, done: true });
+  const bytes = await Deno.readFile(`${damaged}/sft/policy.safetensors`);
+  bytes[100] = bytes[100]! ^ 1;
+  await Deno.writeFile(`${damaged}/sft/policy.safetensors`, bytes);
+  await assert.rejects(branchRun(damaged, out, config), (e: Error) => {
+    assert.ok(e instanceof DataError);
+    assert.match(e.message, /Cannot branch from .*: Checkpoint .*sft: policy.safetensors is corrupted/);
+    return true;
+  });
   await Deno.writeTextFile(`${out}/notes.txt`, "keep me");
   await assert.rejects(branchRun(from, out, config), /is not empty and holds no run/);
   assert.equal(await Deno.readTextFile(`${out}/notes.txt`), "keep me");

@@ -1,11 +1,14 @@
 // End to end on the quick preset: SFT lowers its loss, RL raises the mean reward over its first steps,
-// an interrupted run resumes to exactly the uninterrupted metrics, and the outputs are all written.
+// a real `deno task train` killed at ten points resumes to exactly the uninterrupted metrics and eval, resumes
+// that must refuse change nothing, and the outputs are all written.
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
 import { resolveConfig } from "../../lib/config/experiment.ts";
 import { runPipeline } from "../../lib/pipeline/pipeline.ts";
 import { branchRun } from "../../lib/pipeline/branch.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";
+import { currentCheckpoint, readCheckpointRecord } from "../../lib/model/checkpoint.ts";
+import { buildTokenizer, tokenizerToJson } from "../../lib/text/tokenizer.ts";
 
 const dataDir = await Deno.makeTempDir();
 const config = resolveConfig("quick", { dataDir });
@@ -77,28 +80,6 @@ Deno.test("pipeline (quick): SFT lowers its loss; RL raises the mean reward over
   }
 });
 
-Deno.test("pipeline (quick): an RL run interrupted and resumed from its checkpoints reproduces the metrics exactly", async () => {
-  // start from the finished run's SFT checkpoint (a branch; SFT resume is covered by trainSft's split-run test),
-  // then stop RL part-way, resume, and compare every metric but the timings, and the evaluation
-  const dir = await Deno.makeTempDir();
-  await branchRun(full, dir, config);
-  const first = await runPipeline({
-    config,
-    outDir: dir,
-    resume: true,
-    stopAfterRlSteps: config.rl.checkpointEvery + 1,
-  });
-  assert.equal(first.completed, false);
-  const partial = (await read(dir)).filter((r) => r.stage === config.rl.algorithms[0]);
-  assert.equal(partial.length, config.rl.checkpointEvery + 1);
-  const resumed = await runPipeline({ config, outDir: dir, resume: true });
-  assert.equal(resumed.completed, true);
-  assert.deepEqual(strip(await read(dir)), strip(await read(full)));
-  const a = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).rows;
-  const b = JSON.parse(await Deno.readTextFile(`${full}/eval.json`)).rows;
-  assert.deepEqual(a, b);
-});
-
 Deno.test("pipeline (quick): a branch trains other RL settings from the run's SFT weights", async () => {
   const dir = await Deno.makeTempDir();
   const grpo = { ...config, rl: { ...config.rl, algorithms: ["grpo" as const], steps: 2 } };
@@ -142,12 +123,263 @@ Deno.test("tools/lookup_probe.ts on the quick run: one lookup line per test set 
 
 Deno.test("pipeline: resuming a run whose data was rebuilt with another tokenizer fails before any training", async () => {
   const dir = await Deno.makeTempDir();
-  await Deno.writeTextFile(`${dir}/tokenizer.json`, "{}");
+  const other = tokenizerToJson(buildTokenizer(["words of another data build"]));
+  await Deno.writeTextFile(`${dir}/tokenizer.json`, other);
   await Deno.writeTextFile(`${dir}/metrics.jsonl`, "");
   await assert.rejects(
     () => runPipeline({ config, outDir: dir, resume: true }),
     /Cannot resume .*tokenizer.json differs from the run's tokenizer.json/,
   );
-  assert.equal(await Deno.readTextFile(`${dir}/tokenizer.json`), "{}", "the run's tokenizer is kept");
+  assert.equal(await Deno.readTextFile(`${dir}/tokenizer.json`), other, "the run's tokenizer is kept");
   assert.equal(await Deno.readTextFile(`${dir}/metrics.jsonl`), "", "nothing was trained");
+  await Deno.writeTextFile(`${dir}/tokenizer.json`, "{}");
+  await assert.rejects(() => runPipeline({ config, outDir: dir, resume: true }), /its tokenizer\.json is damaged/);
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), ["metrics.jsonl", "tokenizer.json"]);
+});
+
+// --- interrupts of a real `deno task train`, and resumes that must refuse ---
+
+const trainTool = new URL("../../tools/train.ts", import.meta.url).pathname;
+const evalTool = new URL("../../tools/eval.ts", import.meta.url).pathname;
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The metrics rows on disk (a last line cut short by a kill is not a row yet). */
+async function rowsOnDisk(dir: string): Promise<MetricsRow[]> {
+  const text = await Deno.readTextFile(`${dir}/metrics.jsonl`).catch(() => "");
+  const lines = text.split("\n");
+  return lines.filter((l, i) => l.trim() && (i < lines.length - 1 || text.endsWith("\n"))).map((l) => JSON.parse(l));
+}
+
+interface TaskRun {
+  code: number;
+  signal: Deno.Signal | null;
+  out: string;
+  err: string;
+}
+
+/**
+ * Runs a task as a user would, optionally sending signals once the run's metrics rows satisfy `when`
+ * (polled every 20 ms): a real kill at a moment chosen from outside.
+ */
+async function task(
+  tool: string,
+  args: string[],
+  options: {
+    env?: Record<string, string>;
+    watch?: string;
+    when?: (rows: MetricsRow[]) => boolean;
+    signals?: Deno.Signal[];
+  } = {},
+): Promise<TaskRun> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", tool, ...args],
+    env: { NO_COLOR: "1", MEMPO_FAULT: "", ...options.env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let finished = false;
+  const output = child.output().finally(() => (finished = true));
+  if (options.when) {
+    while (!finished) {
+      await delay(20);
+      if (options.when(await rowsOnDisk(options.watch!).catch(() => []))) {
+        for (const signal of options.signals ?? ["SIGKILL"]) {
+          if (!finished) {
+            try {
+              child.kill(signal);
+            } catch { /* it has just exited */ }
+          }
+          await delay(300); // two pending SIGINTs would be one
+        }
+        break;
+      }
+    }
+  }
+  const r = await output;
+  return {
+    code: r.code,
+    signal: r.signal,
+    out: new TextDecoder().decode(r.stdout),
+    err: new TextDecoder().decode(r.stderr),
+  };
+}
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for (const e of Deno.readDirSync(from)) {
+    if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
+    else await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
+}
+
+/** SHA-256 of every file and directory name under `dir` (hidden ones included). */
+async function hashTree(dir: string): Promise<string> {
+  const parts: string[] = [];
+  const walk = async (d: string, rel: string) => {
+    for (const e of [...Deno.readDirSync(d)].sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory) {
+        parts.push(`${rel}${e.name}/`);
+        await walk(`${d}/${e.name}`, `${rel}${e.name}/`);
+      } else {
+        const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(`${d}/${e.name}`));
+        parts.push(
+          `${rel}${e.name} ${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`,
+        );
+      }
+    }
+  };
+  await walk(dir, "");
+  return parts.join("\n");
+}
+
+const stageStep = (rows: MetricsRow[], stage: string, step: number) =>
+  rows.some((r) => r.stage === stage && r.step === step);
+
+Deno.test("deno task train (quick): SIGKILL and SIGINT at ten points of RL and of resume, each resumed: metrics and eval identical to the uninterrupted run", async () => {
+  const fullRows = strip(await read(full));
+  const dir = `${await Deno.makeTempDir()}/run`;
+  const tried: string[] = [];
+  const expectPrefix = async (label: string) => {
+    const rows = strip(await rowsOnDisk(dir));
+    assert.deepEqual(rows, fullRows.slice(0, rows.length), `${label}: the rows on disk are the uninterrupted run's`);
+  };
+  const state = async (stage: string) => (await readCheckpointRecord(`${dir}/${stage}`))?.state.step as number;
+  const step = async (
+    label: string,
+    args: string[],
+    options: Parameters<typeof task>[2],
+    expected: "SIGKILL" | 130,
+  ) => {
+    const r = await task(trainTool, args, options);
+    const what = `${label}: code ${r.code}, signal ${r.signal}\n${r.err.slice(-2000)}`;
+    if (expected === "SIGKILL") assert.equal(r.signal, "SIGKILL", what);
+    else assert.equal(r.code, 130, what);
+    assert.doesNotMatch(r.err, /\n\s+at |Uncaught/, what);
+    await expectPrefix(label);
+    tried.push(`${label} → ${expected === 130 ? "exit 130" : "killed"}`);
+    return r;
+  };
+  const resume = ["--resume", dir];
+
+  // 1. a branch of the reference run's SFT; killed with mempo's step-4 checkpoint written but not yet current
+  await step("checkpoint staged (mempo step 4)", ["--from", full, "--out", dir], {
+    env: { MEMPO_FAULT: "checkpoint-staged@2" },
+  }, "SIGKILL");
+  assert.equal(await state("mempo"), 2, "the step-2 checkpoint is still the current one");
+  // 2. killed in the resume's own rewrite of metrics.jsonl (written to its temporary, not renamed)
+  const before = await Deno.readTextFile(`${dir}/metrics.jsonl`);
+  await step("resume: rewrite of metrics.jsonl", resume, { env: { MEMPO_FAULT: "resume-metrics" } }, "SIGKILL");
+  assert.equal(await Deno.readTextFile(`${dir}/metrics.jsonl`), before, "metrics.jsonl as it was");
+  // 3. killed between the two renames that make mempo's step-4 checkpoint current
+  await step("checkpoint swap (mempo step 4)", resume, { env: { MEMPO_FAULT: "checkpoint-swap" } }, "SIGKILL");
+  assert.equal(await currentCheckpoint(`${dir}/mempo`), `${dir}/.mempo.next`);
+  assert.equal(await state("mempo"), 4, "found under its staging name");
+  // 4. killed in the resume's rewrite of config.json (a resume that renames the run)
+  const config = await Deno.readTextFile(`${dir}/config.json`);
+  await step("resume: rewrite of config.json", [...resume, "--name", "renamed"], {
+    env: { MEMPO_FAULT: "resume-config" },
+  }, "SIGKILL");
+  assert.equal(await Deno.readTextFile(`${dir}/config.json`), config, "config.json as it was");
+  // 5. Ctrl-C after an RL step's row: saves a checkpoint and exits 130
+  const interrupted = await step("SIGINT after mempo's 3rd step of the resume", resume, {
+    env: { MEMPO_FAULT: "rl-step-logged@3:SIGINT" },
+  }, 130);
+  assert.match(interrupted.out, /stopped; resume with: deno task train --resume/);
+  assert.ok((await state("mempo")) >= 7, "the stop saved a checkpoint");
+  // 6. killed once a checkpoint is current, before the previous one is removed
+  await step("checkpoint swapped, previous not yet removed", resume, {
+    env: { MEMPO_FAULT: "checkpoint-swapped@2" },
+  }, "SIGKILL");
+  // 7. a real SIGKILL from outside, once grpo's step 3 is logged (during its step-4 checkpoint or the next step)
+  await step("external SIGKILL at grpo step 3", resume, {
+    watch: dir,
+    when: (rows) => stageStep(rows, "grpo", 3),
+  }, "SIGKILL");
+  // 8. Ctrl-C twice from outside (the second, if the first's save is still running, quits at once)
+  await step("external SIGINT twice at grpo step 5", resume, {
+    watch: dir,
+    when: (rows) => stageStep(rows, "grpo", 5),
+    signals: ["SIGINT", "SIGINT"],
+  }, 130);
+  // 9. killed between eval.json and the other evaluation files
+  await step("evaluation files", resume, { env: { MEMPO_FAULT: "eval-files" } }, "SIGKILL");
+  // 10. the last resume completes
+  const done = await task(trainTool, resume);
+  assert.equal(done.code, 0, done.err);
+  assert.match(done.out, new RegExp(`results in ${dir}/:`));
+  assert.deepEqual(strip(await read(dir)), fullRows);
+  const a = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).rows;
+  const b = JSON.parse(await Deno.readTextFile(`${full}/eval.json`)).rows;
+  assert.deepEqual(a, b);
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [
+    "config.json",
+    "eval.json",
+    "eval.md",
+    "eval_f1.svg",
+    "eval_tokens.svg",
+    "grpo",
+    "mempo",
+    "metrics.jsonl",
+    "sft",
+    "tokenizer.json",
+  ], "no hidden staging, previous or temporary file is left");
+  console.log(`interrupt points tried:\n  ${tried.join("\n  ")}`);
+
+  // resumes that must refuse: each names what is wrong, exits 1, and changes nothing in the run directory
+  const refusals: [string, (run: string) => Promise<void>, RegExp][] = [
+    ["damaged RL weights", async (run) => {
+      const bytes = await Deno.readFile(`${run}/grpo/policy.safetensors`);
+      bytes[bytes.length - 9] = bytes[bytes.length - 9]! ^ 0x40;
+      await Deno.writeFile(`${run}/grpo/policy.safetensors`, bytes);
+    }, /Cannot resume .*: Checkpoint .*grpo: policy\.safetensors is corrupted/],
+    ["a metrics row lost", async (run) => {
+      const lines = (await Deno.readTextFile(`${run}/metrics.jsonl`)).split("\n");
+      lines.splice(3, 1); // an SFT row
+      await Deno.writeTextFile(`${run}/metrics.jsonl`, lines.join("\n"));
+    }, /metrics\.jsonl holds 99 sft rows before step 100, its checkpoint covers 100 \(rows lost or repeated\)/],
+    ["a metrics line damaged mid-file", async (run) => {
+      const lines = (await Deno.readTextFile(`${run}/metrics.jsonl`)).split("\n");
+      lines[5] = lines[5]!.slice(0, 20);
+      await Deno.writeTextFile(`${run}/metrics.jsonl`, lines.join("\n"));
+    }, /metrics\.jsonl line 6 is not JSON/],
+    ["sft/config.json states another architecture", async (run) => {
+      const record = JSON.parse(await Deno.readTextFile(`${run}/sft/config.json`));
+      record.models.policy.architecture.nLayers = 2;
+      await Deno.writeTextFile(`${run}/sft/config.json`, JSON.stringify(record));
+    }, /sft: model policy has nLayers = 2, expected 4 \(another architecture\)/],
+    ["tokenizer.json damaged", async (run) => {
+      await Deno.writeTextFile(`${run}/tokenizer.json`, '{"model": {"vocab": {"a": 0');
+    }, /its tokenizer\.json is damaged/],
+    ["config.json with an unknown nested field", async (run) => {
+      const c = JSON.parse(await Deno.readTextFile(`${run}/config.json`));
+      c.rl.lrr = 1;
+      await Deno.writeTextFile(`${run}/config.json`, JSON.stringify(c));
+    }, /config\.json: Invalid config: unknown field rl\.lrr/],
+  ];
+  for (const [label, damage, message] of refusals) {
+    const run = `${await Deno.makeTempDir()}/run`;
+    await copyTree(dir, run);
+    await damage(run);
+    const hash = await hashTree(run);
+    const r = await task(trainTool, ["--resume", run]);
+    assert.equal(r.code, 1, `${label}: ${r.err}`);
+    assert.match(r.err, message, label);
+    assert.doesNotMatch(r.err, /\n\s+at |Uncaught/, label);
+    assert.equal(await hashTree(run), hash, `${label}: the refused resume changed nothing`);
+    if (label.startsWith("sft/config.json")) {
+      const e = await task(evalTool, [run]);
+      assert.equal(e.code, 1, e.err);
+      assert.match(e.err, /Cannot load checkpoint .*sft: model policy has nLayers = 2, expected 4/);
+      assert.equal(await hashTree(run), hash, "a refused evaluation writes nothing");
+    }
+  }
+});
+
+Deno.test("deno task train --resume: a last metrics line cut short by a kill is dropped, the rest kept as it was", async () => {
+  const run = `${await Deno.makeTempDir()}/run`;
+  await copyTree(full, run);
+  await Deno.writeTextFile(`${run}/metrics.jsonl`, '{"stage":"grpo","step":8,"rollout/rew', { append: true });
+  const r = await task(trainTool, ["--resume", run]);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(await Deno.readTextFile(`${run}/metrics.jsonl`), await Deno.readTextFile(`${full}/metrics.jsonl`));
 });

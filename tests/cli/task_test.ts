@@ -1,0 +1,228 @@
+// The tasks' command line: parsing, --help, the one error path, and every task run with bad input
+// (exit code 2 for usage, 1 for files; one message, no stack trace).
+import assert from "node:assert/strict";
+import { executeTask, parseTaskArgs, type SharedFlagSpec, taskHelp } from "../../lib/cli/task.ts";
+import { DataError, UsageError } from "../../lib/errors.ts";
+
+const SPEC = {
+  name: "deno task x",
+  summary: "does x.",
+  positionals: [{ name: "RUN", help: "a run" }],
+  flags: {
+    reps: { type: "integer", min: 1, default: 5, help: "repetitions" },
+    rate: { type: "number", help: "a rate" },
+    mode: { type: "string", choices: ["a", "b"], default: "a", help: "the mode" },
+    torch: { type: "boolean", default: true, help: "use torch" },
+    quiet: { type: "boolean", help: "say less" },
+  },
+} as const;
+
+Deno.test("parseTaskArgs(): types, defaults, --no-NAME, choices, ranges and positionals", () => {
+  const a = parseTaskArgs(SPEC, ["runs/x", "--reps=3", "--rate", "0.5", "--mode", "b", "--no-torch", "--quiet"]);
+  assert.deepEqual(a.flags, { reps: 3, rate: 0.5, mode: "b", torch: false, quiet: true, help: false });
+  assert.deepEqual(a.positionals, ["runs/x"]);
+  const d = parseTaskArgs(SPEC, ["runs/x"]);
+  assert.deepEqual(d.flags, { reps: 5, rate: undefined, mode: "a", torch: true, quiet: false, help: false });
+  const bad: [string[], RegExp][] = [
+    [["r", "--reps", "0"], /^--reps must be an integer ≥ 1, current value is "0"$/],
+    [["r", "--reps", "2.5"], /^--reps must be an integer ≥ 1, current value is "2\.5"$/],
+    [["r", "--reps", ""], /^--reps must be an integer ≥ 1, current value is ""$/],
+    [["r", "--rate", "1e999"], /^--rate must be a number, current value is "1e999"$/],
+    [["r", "--mode", "c"], /^--mode must be one of a, b, current value is "c"$/],
+    [["r", "--bogus"], /^Unknown option '--bogus'$/],
+    [["r", "--reps"], /argument missing/],
+    [[], /^missing argument RUN$/],
+    [["r", "s"], /^unexpected argument "s"$/],
+  ];
+  for (const [args, message] of bad) {
+    assert.throws(() => parseTaskArgs(SPEC, args), (e: Error) => e instanceof UsageError && message.test(e.message));
+  }
+  assert.equal(parseTaskArgs(SPEC, ["--help"]).flags.help, true, "--help needs no positional");
+});
+
+Deno.test("taskHelp(): every flag with its placeholder, meaning, choices and default", () => {
+  const help = taskHelp(SPEC);
+  assert.match(help, /^deno task x: does x\.\n\nusage: deno task x RUN \[flags\]\n\narguments:\n {2}RUN +a run\n/);
+  assert.match(help, /\n {2}--reps N +repetitions \(≥ 1; default: 5\)\n/);
+  assert.match(help, /\n {2}--rate X +a rate\n/);
+  assert.match(help, /\n {2}--mode VALUE +the mode \(one of a, b; default: a\)\n/);
+  assert.match(help, /\n {2}--torch +use torch \(default: true; --no-torch turns it off\)\n/);
+  assert.match(help, /\n {2}--quiet +say less\n/);
+  assert.match(help, /\n {2}-h, --help +show this help and exit\n/);
+});
+
+Deno.test("executeTask(): one error path; a shared flag reaches every task through its hook", async () => {
+  const lines: string[] = [];
+  const io = { out: (t: string) => lines.push(`out: ${t}`), err: (t: string) => lines.push(`err: ${t}`) };
+  assert.equal(await executeTask(SPEC, () => 7, ["r"], io), 7);
+  assert.equal(await executeTask(SPEC, () => {}, ["r"], io), 0);
+  assert.equal(
+    await executeTask(SPEC, () => Promise.reject(new UsageError("--a and --b exclude each other")), ["r"], io),
+    2,
+  );
+  assert.equal(await executeTask(SPEC, () => Promise.reject(new DataError("runs/x/sft is damaged")), ["r"], io), 1);
+  assert.equal(await executeTask(SPEC, () => 9, ["--help"], io), 0, "--help does not run the task");
+  assert.deepEqual(lines.slice(0, 2), [
+    "err: error: --a and --b exclude each other\nusage: deno task x RUN [flags] (--help lists every flag)",
+    "err: error: runs/x/sft is damaged",
+  ]);
+  assert.match(lines[2]!, /^out: deno task x: does x\./);
+  // an unexpected error is not an expected failure: it leaves with its stack trace
+  await assert.rejects(executeTask(SPEC, () => Promise.reject(new TypeError("a bug")), ["r"], io), TypeError);
+  // a flag shared by every task: parsed, listed by --help and applied before the body
+  const applied: unknown[] = [];
+  const shared: Record<string, SharedFlagSpec> = {
+    threads: { type: "integer", min: 1, default: 1, help: "wasm threads", apply: (n) => void applied.push(n) },
+  };
+  const seen = await executeTask(
+    SPEC,
+    ({ flags }) => (flags as Record<string, unknown>).threads as number,
+    [
+      "r",
+      "--threads",
+      "4",
+    ],
+    io,
+    shared,
+  );
+  assert.equal(seen, 4);
+  assert.deepEqual(applied, [4]);
+  assert.equal(await executeTask(SPEC, () => 0, ["r", "--threads", "0"], io, shared), 2);
+  assert.match(lines.at(-1)!, /--threads must be an integer ≥ 1, current value is "0"/);
+  assert.match(taskHelp(SPEC, shared), /\n {2}--threads N +wasm threads \(≥ 1; default: 1\)\n/);
+  assert.throws(
+    () => taskHelp(SPEC, { reps: shared.threads! }),
+    /flag --reps is shared by every task, declare it once/,
+  );
+});
+
+// Every task with bad input, as a user would run it: the exit code, one clear message, no stack trace.
+const root = new URL("../../", import.meta.url).pathname;
+const work = await Deno.makeTempDir();
+const file = async (name: string, text: string) => {
+  await Deno.writeTextFile(`${work}/${name}`, text);
+  return `${work}/${name}`;
+};
+const json = {
+  bad: await file("bad.json", '{"rl": {"lr": 1e-4'),
+  list: await file("list.json", "[1, 2]"),
+  nested: await file("nested.json", '{"data": {"sizes": {"films": 4, "cats": 2}}}'),
+  infinite: await file("infinite.json", '{"rl": {"lr": 1e999}}'),
+  sizes: await file("sizes.json", '{"data": {"sizes": {"countries": 5, "cities": 4}}}'),
+  nullSection: await file("null.json", '{"rl": null}'),
+  dataDir: await file("datadir.json", '{"dataDir": 3}'),
+};
+const notRun = await Deno.makeTempDir();
+await Deno.writeTextFile(`${notRun}/config.json`, '{"preset": "quick", "rl": {"steps": -1}}');
+
+const CASES: [string, string[], number, RegExp][] = [
+  // [task, args, exit code, message]
+  ["tools/train.ts", ["--bogus"], 2, /^error: Unknown option '--bogus'\nusage: deno task train \[flags\]/],
+  ["tools/train.ts", ["--seed=-1"], 2, /--seed must be an integer ≥ 0, current value is "-1"/],
+  ["tools/train.ts", ["--preset", "huge"], 2, /--preset must be one of default, quick, current value is "huge"/],
+  [
+    "tools/train.ts",
+    ["--algo", "dpo"],
+    2,
+    /rl\.algorithms\[0\] must be one of ppo, grpo, mempo, current value is "dpo"/,
+  ],
+  ["tools/train.ts", ["--resume", "a", "--from", "b"], 2, /--resume and --from exclude each other/],
+  [
+    "tools/train.ts",
+    ["--config", `${work}/missing.json`],
+    1,
+    /Cannot read --config file .*missing\.json: No such file/,
+  ],
+  ["tools/train.ts", ["--config", json.bad], 1, /--config file .*bad\.json: it is not valid JSON/],
+  [
+    "tools/train.ts",
+    ["--config", json.list],
+    2,
+    /list\.json must hold a JSON object of config fields, current value is \[1,2\]/,
+  ],
+  ["tools/train.ts", ["--config", json.nested], 2, /Invalid config: unknown field data\.sizes\.cats/],
+  ["tools/train.ts", ["--config", json.infinite], 2, /rl\.lr must be > 0, current value is Infinity/],
+  ["tools/train.ts", ["--config", json.sizes], 2, /data\.sizes: cities \(4\) must be ≥ countries \(5\)/],
+  ["tools/train.ts", ["--config", json.nullSection], 2, /rl must be an object of fields, current value is null/],
+  ["tools/train.ts", ["--config", json.dataDir], 2, /dataDir must be a path \(a string\), current value is 3/],
+  ["tools/train.ts", ["--resume", `${work}/nothing`], 1, /Cannot read .*nothing\/config\.json: no such file/],
+  ["tools/train.ts", ["--resume", notRun], 1, /config\.json: Invalid config: rl\.steps must be an integer ≥ 0/],
+  ["tools/train.ts", ["--from", notRun, "--out", `${work}/b`], 1, /config\.json: Invalid config: rl\.steps/],
+  ["tools/eval.ts", [], 2, /^error: missing argument RUN\nusage: deno task eval RUN \[flags\]/],
+  ["tools/eval.ts", ["a", "b"], 2, /unexpected argument "b"/],
+  ["tools/eval.ts", [`${work}/nothing`], 1, /Cannot read .*nothing\/config\.json: no such file/],
+  ["tools/eval.ts", [notRun], 1, /config\.json: Invalid config: rl\.steps must be an integer ≥ 0, current value is -1/],
+  ["tools/data.ts", ["--preset", "huge"], 2, /--preset must be one of default, quick/],
+  ["tools/data.ts", ["--seed", "1.5"], 2, /--seed must be an integer ≥ 0, current value is "1\.5"/],
+  ["tools/notebooks.ts", ["--bogus"], 2, /Unknown option '--bogus'/],
+  ["tools/test.ts", ["--filter"], 2, /Option '--filter <value>' argument missing/],
+  ["tools/lookup_probe.ts", [notRun, "--policy", "dpo"], 2, /--policy must be one of sft, mempo, grpo, ppo/],
+  ["tools/lookup_probe.ts", [`${work}/nothing`], 1, /Cannot read .*nothing\/config\.json/],
+  ["tools/memory_profile.ts", [notRun, "--steps", "0"], 2, /--steps must be an integer ≥ 1, current value is "0"/],
+  ["tools/memory_profile.ts", [notRun, "--pool", "episode"], 2, /--pool must be one of question, turn/],
+  ["bench/bench.ts", ["--reps", "0"], 2, /--reps must be an integer ≥ 1/],
+  ["bench/bench.ts", ["--backend", "metal"], 2, /--backend must be one of wasm, cpu, webgpu/],
+];
+
+Deno.test("every task: bad flags, configs and files exit 2 or 1 with one message and no stack trace, and write nothing", async () => {
+  const run = async ([task, args]: (typeof CASES)[number]) => {
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${root}${task}`, ...args],
+      cwd: work,
+      env: { NO_COLOR: "1" },
+    }).output();
+    // concurrent deno processes of one project wait for each other's node_modules lock, and say so
+    const err = new TextDecoder().decode(r.stderr).replace(/^Blocking waiting for file lock.*\n/gm, "");
+    return { code: r.code, err };
+  };
+  const results: { code: number; err: string }[] = [];
+  for (let i = 0; i < CASES.length; i += 4) results.push(...await Promise.all(CASES.slice(i, i + 4).map(run)));
+  for (const [i, [task, args, code, message]] of CASES.entries()) {
+    const { code: got, err } = results[i]!;
+    const what = `${task} ${args.join(" ")}: ${err}`;
+    assert.equal(got, code, what);
+    assert.match(err, message, what);
+    assert.doesNotMatch(err, /\n\s+at |Stack backtrace|Uncaught/, what);
+    assert.equal(err.trim().split("\n").filter((l) => l.startsWith("error:")).length, 1, what);
+  }
+  // refused before anything was written: no run directory, no data directory
+  const left = [...Deno.readDirSync(work)].map((e) => e.name).sort();
+  assert.deepEqual(left, Object.values(json).map((p) => p.split("/").at(-1)!).sort());
+});
+
+Deno.test("every task: --help describes each flag and exits 0", async () => {
+  const tasks = [
+    "tools/train.ts",
+    "tools/eval.ts",
+    "tools/data.ts",
+    "tools/notebooks.ts",
+    "tools/test.ts",
+    "tools/lookup_probe.ts",
+    "tools/memory_profile.ts",
+    "bench/bench.ts",
+  ];
+  for (const task of tasks) {
+    const r = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", `${root}${task}`, "--help"] }).output();
+    const out = new TextDecoder().decode(r.stdout);
+    assert.equal(r.code, 0, task);
+    assert.match(out, /^\S.*: .+\n\nusage: /, task);
+    assert.match(out, /\n {2}-h, --help +show this help and exit\n/, task);
+  }
+  const train = new TextDecoder().decode(
+    (await new Deno.Command(Deno.execPath(), { args: ["run", "-A", `${root}tools/train.ts`, "--help"] }).output())
+      .stdout,
+  );
+  for (const flag of ["preset", "algo", "backend", "seed", "name", "out", "config", "resume", "from", "help-config"]) {
+    assert.match(train, new RegExp(`\\n  --${flag}\\b`), flag);
+  }
+  assert.match(train, /--seed N +seed of everything \(≥ 0; default: 0\)/);
+  const config = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${root}tools/train.ts`, "--help-config"],
+  })
+    .output();
+  assert.equal(config.code, 0);
+  assert.match(
+    new TextDecoder().decode(config.stdout),
+    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 4\n {6}G, rollouts/,
+  );
+});
