@@ -150,18 +150,15 @@ Deno.test("docs: every repository path named in README.md, docs/ and the noteboo
   assert.ok(checked >= 50, `only ${checked} paths found: is the path pattern still right?`);
 });
 
+/** What a reader of the repository does not have: the project's seed notes and design folder, a machine's paths. */
+function outsideRefs(text: string): { line: number; text: string }[] {
+  const outside =
+    /(?:\.\.\/)+shared\/|(?<![\w.-])shared\/(?:seeds|design|bench)\b|\bseed notes?\b|\/work\/|\/home\/|\/tmp\//gi;
+  return [...text.matchAll(outside)].map((m) => ({ line: text.slice(0, m.index).split("\n").length, text: m[0] }));
+}
+
 Deno.test("docs: nothing points outside the repository (seed notes, design folder, a machine's paths)", () => {
-  const outside: string[] = [];
-  for (const d of docs()) {
-    for (
-      const m of d.text.matchAll(
-        /(?:\.\.\/)+shared\/|(?<![\w.-])shared\/(?:seeds|design|bench)\b|\/work\/|\/home\/|\/tmp\//g,
-      )
-    ) {
-      const line = d.text.slice(0, m.index).split("\n").length;
-      outside.push(`${d.name}:${line}: ${m[0]}`);
-    }
-  }
+  const outside = docs().flatMap((d) => outsideRefs(d.text).map((r) => `${d.name}:${r.line}: ${r.text}`));
   assert.deepEqual(outside, [], `references a reader of the repository does not have:\n${outside.join("\n")}`);
 });
 
@@ -174,6 +171,13 @@ Deno.test("docs: the checks above fail on what they must catch", () => {
   assert.deepEqual(codePaths("`runs/default/eval.md`, `data/test.parquet`, `verl/trainer/x.py`"), []);
   assert.equal(slug("Why 6 and 8 objectives fail (`q5`–`q8`)"), "why-6-and-8-objectives-fail-q5q8");
   assert.ok(anchors("# A\n## B c\n```\n# not a heading\n```\n## B c").has("b-c-1"));
+  assert.deepEqual(
+    outsideRefs("cite `../shared/seeds/000_x.txt`,\nthe Seed notes, /work/main and `shared/design/SPEC.md`").map((r) =>
+      r.line
+    ),
+    [1, 2, 2, 2],
+  );
+  assert.deepEqual(outsideRefs("`python/mempo_verl/` is shared by both; seeds 0, 1, 2"), []);
 });
 
 Deno.test("README.md: the two commands first, at most 200 lines, results between their markers, the tour tested", () => {
