@@ -1,0 +1,213 @@
+// What a reader of the repository is shown must exist in it: every relative link and every repository path in
+// README.md, docs/ and the notebooks' markdown cells resolves; nothing points outside the repository (the seed
+// notes, the design folder, a machine's own paths). The README starts with the two commands, stays at most 200
+// lines, keeps its results between the markers the lead refreshes, and shows the tour that
+// tests/readme_tour_test.ts runs.
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+
+const root = new URL("../", import.meta.url).pathname;
+
+/** A markdown text, where it comes from (for messages) and the folder its relative links start from. */
+interface Doc {
+  name: string;
+  dir: string;
+  text: string;
+}
+
+function walk(dir: string, keep: (name: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const e of Deno.readDirSync(join(root, dir))) {
+    const rel = join(dir, e.name);
+    if (e.isDirectory) out.push(...walk(rel, keep));
+    else if (keep(e.name)) out.push(rel);
+  }
+  return out.sort();
+}
+
+/** README.md, every markdown file under docs/, and the markdown cells of every notebook. */
+function docs(): Doc[] {
+  const out: Doc[] = [{ name: "README.md", dir: "", text: Deno.readTextFileSync(join(root, "README.md")) }];
+  for (const f of walk("docs", (n) => n.endsWith(".md"))) {
+    out.push({ name: f, dir: dirname(f), text: Deno.readTextFileSync(join(root, f)) });
+  }
+  for (const f of walk("notebooks", (n) => n.endsWith(".ipynb"))) {
+    const nb = JSON.parse(Deno.readTextFileSync(join(root, f))) as {
+      cells: { cell_type: string; source: string | string[] }[];
+    };
+    nb.cells.forEach((c, i) => {
+      if (c.cell_type !== "markdown") return;
+      const text = Array.isArray(c.source) ? c.source.join("") : c.source;
+      out.push({ name: `${f} (markdown cell ${i})`, dir: "notebooks", text });
+    });
+  }
+  return out;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(join(root, path));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Repository paths matching `pattern` (`*` within one path segment), relative to the root. */
+function glob(pattern: string): string[] {
+  const parts = pattern.replace(/\/$/, "").split("/");
+  let found = [""];
+  for (const part of parts) {
+    const re = new RegExp(`^${part.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replaceAll("*", "[^/]*")}$`);
+    found = found.flatMap((dir) => {
+      try {
+        return [...Deno.readDirSync(join(root, dir))].filter((e) => re.test(e.name)).map((e) => join(dir, e.name));
+      } catch {
+        return [];
+      }
+    });
+  }
+  return found;
+}
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+function slug(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+}
+
+function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const m of markdown.replace(/^```[\s\S]*?^```/gm, "").matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
+    const base = slug(m[1]!);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+/** Targets of inline links and images, `[text](target)`, and of reference definitions, `[id]: target`. */
+function linkTargets(text: string): string[] {
+  const prose = text.replace(/^```[\s\S]*?^```/gm, "").replace(/`[^`\n]*`/g, "");
+  return [
+    ...[...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!),
+    ...[...prose.matchAll(/^\s*\[[^\]]+\]:\s+<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)].map((m) => m[1]!),
+    ...[...prose.matchAll(/\b(?:href|src)="([^"]+)"/g)].map((m) => m[1]!),
+  ];
+}
+
+/** The folders and root files of this repository that a path in code can name (run outputs are not in it). */
+const REPO_PATH =
+  /^(?:\.\/)?(?:(?:lib|tests|tools|bench|notebooks|docs|python|\.ci)\/[\w.*\-/]*|mod\.ts|deno\.json|deno\.lock|README\.md)$/;
+
+/** Paths named in code spans and code blocks: words that look like a repository path. */
+function codePaths(text: string): string[] {
+  const code = [
+    ...[...text.matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm)].map((m) => m[1]!),
+    ...[...text.replace(/^```[\s\S]*?^```/gm, "").matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!),
+  ];
+  return code.flatMap((c) => c.split(/[\s"'()[\]=,;:]+/))
+    .map((w) => w.replace(/[.,;:]+$/, ""))
+    .filter((w) => REPO_PATH.test(w) && !/[<>{}…]|NAME/.test(w));
+}
+
+Deno.test("docs: every relative link in README.md, docs/ and the notebooks resolves (files and anchors)", () => {
+  const broken: string[] = [];
+  let checked = 0;
+  for (const d of docs()) {
+    for (const target of linkTargets(d.text)) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto: — public sources by address
+      checked += 1;
+      const [path, anchor] = target.split("#") as [string, string | undefined];
+      const file = path === "" ? (d.name.endsWith(".md") ? d.name : "") : join(d.dir, decodeURIComponent(path));
+      if (path !== "" && (file.startsWith("..") || !exists(file))) {
+        broken.push(`${d.name}: ${target} (no ${file} in the repository)`);
+        continue;
+      }
+      if (
+        anchor !== undefined && file.endsWith(".md") && !anchors(Deno.readTextFileSync(join(root, file))).has(anchor)
+      ) {
+        broken.push(`${d.name}: ${target} (no heading #${anchor} in ${file})`);
+      }
+    }
+  }
+  assert.deepEqual(broken, [], `broken links:\n${broken.join("\n")}`);
+  assert.ok(checked >= 30, `only ${checked} relative links found: is the link pattern still right?`);
+});
+
+Deno.test("docs: every repository path named in README.md, docs/ and the notebooks' markdown exists", () => {
+  const missing: string[] = [];
+  let checked = 0;
+  for (const d of docs()) {
+    for (const p of codePaths(d.text)) {
+      checked += 1;
+      const path = p.replace(/^\.\//, "");
+      if (!(path.includes("*") ? glob(path).length > 0 : exists(path))) missing.push(`${d.name}: ${p}`);
+    }
+  }
+  assert.deepEqual(missing, [], `paths that are not in the repository:\n${missing.join("\n")}`);
+  assert.ok(checked >= 50, `only ${checked} paths found: is the path pattern still right?`);
+});
+
+/** What a reader of the repository does not have: the project's seed notes and design folder, a machine's paths. */
+function outsideRefs(text: string): { line: number; text: string }[] {
+  const outside =
+    /(?:\.\.\/)+shared\/|(?<![\w.-])shared\/(?:seeds|design|bench)\b|\bseed notes?\b|\/work\/|\/home\/|\/tmp\//gi;
+  return [...text.matchAll(outside)].map((m) => ({ line: text.slice(0, m.index).split("\n").length, text: m[0] }));
+}
+
+Deno.test("docs: nothing points outside the repository (seed notes, design folder, a machine's paths)", () => {
+  const outside = docs().flatMap((d) => outsideRefs(d.text).map((r) => `${d.name}:${r.line}: ${r.text}`));
+  assert.deepEqual(outside, [], `references a reader of the repository does not have:\n${outside.join("\n")}`);
+});
+
+Deno.test("docs: the checks above fail on what they must catch", () => {
+  const d = "see [gone](docs/nope.md), [ok](docs/README.md#nowhere) and `lib/advantage/nope.ts`, `tests/env/*`";
+  assert.deepEqual(linkTargets(d), ["docs/nope.md", "docs/README.md#nowhere"]);
+  assert.deepEqual(codePaths(d), ["lib/advantage/nope.ts", "tests/env/*"]);
+  assert.ok(!exists("docs/nope.md") && !exists("lib/advantage/nope.ts") && glob("tests/env/*").length > 0);
+  assert.deepEqual(codePaths("```sh\ndeno run -A tools/lookup_probe.ts runs/NAME\n```"), ["tools/lookup_probe.ts"]);
+  assert.deepEqual(codePaths("`runs/default/eval.md`, `data/test.parquet`, `verl/trainer/x.py`"), []);
+  assert.equal(slug("Why 6 and 8 objectives fail (`q5`–`q8`)"), "why-6-and-8-objectives-fail-q5q8");
+  assert.ok(anchors("# A\n## B c\n```\n# not a heading\n```\n## B c").has("b-c-1"));
+  assert.deepEqual(
+    outsideRefs("cite `../shared/seeds/000_x.txt`,\nthe Seed notes, /work/main and `shared/design/SPEC.md`").map((r) =>
+      r.line
+    ),
+    [1, 2, 2, 2],
+  );
+  assert.deepEqual(outsideRefs("`python/mempo_verl/` is shared by both; seeds 0, 1, 2"), []);
+});
+
+Deno.test("README.md: the two commands first, at most 200 lines, results between their markers, the tour tested", () => {
+  const readme = Deno.readTextFileSync(join(root, "README.md"));
+  const lines = readme.replace(/\n$/, "").split("\n");
+  assert.ok(lines.length <= 200, `README.md has ${lines.length} lines (at most 200)`);
+  // the title, then the commands, before anything else
+  const firstBlock = readme.match(/^# [^\n]+\n\n```sh\n([\s\S]*?)\n```\n/);
+  assert.ok(firstBlock, "README.md starts with its title and a sh block");
+  const commands = firstBlock[1]!.split("\n");
+  assert.equal(commands.length, 2, `the first block holds the two commands, got:\n${firstBlock[1]}`);
+  assert.match(commands[0]!, /^npx -y deno@2\.9\.6 task train\s+#/);
+  assert.match(commands[1]!, /^npx -y deno@2\.9\.6 task test\s+#/);
+  // the results, between the lines the lead refreshes: a table of the default run, a figure and the write-up
+  const start = readme.indexOf("<!-- results:start -->");
+  const end = readme.indexOf("<!-- results:end -->");
+  assert.ok(start > 0 && end > start, "README.md has <!-- results:start --> before <!-- results:end -->");
+  assert.equal(readme.split("<!-- results:start -->").length, 2, "one results:start marker");
+  const results = readme.slice(start, end);
+  assert.ok((results.match(/^\|.*\|$/gm) ?? []).length >= 4, "the results hold a table");
+  assert.match(results, /!\[[^\]]*\]\([^)]+\.svg\)/, "the results show a figure");
+  assert.match(results, /\]\(docs\/[^)]+\.md[^)]*\)/, "the results link the full write-up in docs/");
+  assert.doesNotMatch(results, /\b(TODO|TBD|placeholder)\b/i, "the results are numbers, not a placeholder");
+  // the tour is tests/readme_tour_test.ts's code, compared without layout (deno fmt wraps each at its own indent)
+  const tour = readme.match(/^```ts\n([\s\S]*?)^```/m);
+  assert.ok(tour, "README.md shows a ```ts tour");
+  const test = Deno.readTextFileSync(join(root, "tests/readme_tour_test.ts"));
+  const marked = [...test.matchAll(/\/\/ readme:start\n([\s\S]*?)\n\s*\/\/ readme:end/g)].map((m) => m[1]!).join("\n");
+  assert.ok(marked.includes('from "../mod.ts"'), "tests/readme_tour_test.ts marks its import of mod.ts");
+  const shape = (code: string) =>
+    code.replaceAll('"../mod.ts"', '"./mod.ts"').replace(/,(\s*[)\]}])/g, "$1").replace(/\s+/g, "");
+  assert.equal(shape(tour[1]!), shape(marked), "README.md's tour differs from the code tests/readme_tour_test.ts runs");
+});
