@@ -257,7 +257,14 @@ export {
   writeCorpus,
   writeDataset,
 } from "./lib/data/dataset.ts";
-export { buildData, type BuildDataOptions, DATA_VERSION, loadData, type LoadedData } from "./lib/data/build.ts";
+export {
+  buildData,
+  type BuildDataOptions,
+  DATA_VERSION,
+  loadData,
+  type LoadedData,
+  TOKENIZER_SCAFFOLD,
+} from "./lib/data/build.ts";
 export { unseenTestWords } from "./lib/data/coverage.ts";
 
 // Training building blocks

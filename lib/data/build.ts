@@ -60,14 +60,19 @@ export interface LoadedData {
 }
 
 /** Words the scripted teacher and the tool write besides names (so the vocabulary has them). */
-const SCAFFOLD = [
+/**
+ * Words every tokenizer of the task needs besides the corpus and the questions: the system prompt, the empty-search
+ * message, document headers, the memory's and answers' punctuation (`=`, `~`, `,`, `;`, `.`, `|`), numbers and the
+ * relation words. `buildData` adds them; a notebook or test that builds its own tokenizer passes them too.
+ */
+export const TOKENIZER_SCAFFOLD: readonly string[] = Object.freeze([
   SYSTEM_PROMPT,
   NO_RESULTS,
   "[Doc 1] [Doc 2] [Doc 3] [Doc 4] [Doc 5]",
   "none answer unknown = ~ , ; . |",
   Array.from({ length: 16 }, (_, i) => String(i + 1)).join(" "),
   Object.keys(RELATIONS).join(" "),
-];
+]);
 
 function toRecord(q: QaItem, split: string, index: number): QaRecord {
   return {
@@ -132,7 +137,7 @@ export async function buildData(
     return { corpus: buildCorpus(w), train: s.train.map((q, i) => toRecord(q, `aux${k + 1}`, i)) };
   });
   const tokenizer = buildTokenizer([
-    ...SCAFFOLD,
+    ...TOKENIZER_SCAFFOLD,
     ...corpus.map((d) => d.text),
     ...train.map((r) => r.question),
     ...tests.flatMap(([, rs]) => rs.map((r) => r.question)),
