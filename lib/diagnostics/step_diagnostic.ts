@@ -9,6 +9,7 @@
  * @module
  */
 import type { Tokenizer } from "../text/tokenizer.ts";
+import { RELATIONS } from "../env/world.ts";
 import type { Model } from "../model/params.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { teacherForcedHits } from "./teacher_forced.ts";
@@ -44,15 +45,18 @@ interface StateMemory {
   done: string[][];
 }
 
-/** Splits a state memory's words (`a r ; b r r | x ; y`) into its open items and its answers. */
+const RELATION_WORDS = new Set(Object.keys(RELATIONS));
+
+/** Splits a state memory's words (`olvan born krinal | kalmar tesla`) into its open items and its answers. */
 function parseState(words: readonly string[]): StateMemory {
   const bar = words.indexOf("|");
-  const items = (part: readonly string[]) =>
-    part.length === 0 ? [] : part.join(" ").split(" ; ").map((item) => item.split(" ").filter((w) => w !== ""));
-  return {
-    open: items(bar < 0 ? words : words.slice(0, bar)),
-    done: items(bar < 0 ? [] : words.slice(bar + 1)),
-  };
+  const openWords = bar < 0 ? words : words.slice(0, bar);
+  const open: string[][] = [];
+  for (const w of openWords) {
+    if (RELATION_WORDS.has(w) && open.length > 0) open.at(-1)!.push(w); // the relations left of the head
+    else open.push([w]);
+  }
+  return { open, done: (bar < 0 ? [] : words.slice(bar + 1)).map((w) => [w]) };
 }
 
 /**
@@ -73,15 +77,14 @@ function parseState(words: readonly string[]): StateMemory {
  * import { buildTokenizer, encode } from "../text/tokenizer.ts";
  * import { stepPositions } from "./step_diagnostic.ts";
  *
- * const tok = buildTokenizer(["a b c d born founder x | ;"]);
- * const context = "<mem> a born ; b founder born | </mem> <information> x </information> <mem>";
- * const turn = "b founder born | x </mem> <think> b founder </think> <search> b founder </search>";
+ * const tok = buildTokenizer(["a b c born founder x |"]);
+ * const context = "<mem> a b | </mem> <information> a born x . </information> <mem>";
+ * const turn = "b | x </mem> <think> b founder </think> <search> b founder </search>";
  * const ids = encode(tok, `${context} ${turn}`).ids;
  * const n = encode(tok, context).ids.length;
  * const labels = stepPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) });
  * assert.deepEqual(labels.map(([, s]) => s), [
- *   "open carried", "open carried", "open carried", "separators", "answer appended",
- *   "think", "think", "search", "search",
+ *   "open carried", "separators", "answer appended", "think", "think", "search", "search",
  * ]);
  * ```
  */
@@ -108,44 +111,23 @@ function labelTurn(words: readonly string[], first: number, end: number, out: [n
   }
   const closeMem = words.indexOf("</mem>", first);
   const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
-  // memory: walk its items, labelling each word by its item's step
-  let item: string[] = [];
-  let itemStart = first;
-  let inDone = false;
-  let openIndex = 0;
-  let doneIndex = 0;
-  // the previous head had relations left after its next hop: this turn rewrites it (else it was popped)
-  const rewritten = previous !== undefined && (previous.open[0]?.length ?? 0) > 2;
-  const flush = (until: number) => {
-    if (item.length === 0) return;
-    let step: StepKind;
-    if (!inDone) {
-      step = previous === undefined
-        ? "open from question"
-        : openIndex === 0 && rewritten
-        ? "open next hop"
-        : "open carried";
-      openIndex += 1;
-    } else {
-      step = previous !== undefined && doneIndex < previous.done.length ? "answers carried" : "answer appended";
-      doneIndex += 1;
-    }
-    for (let i = itemStart; i < until; i++) out.push([i, step]);
-    item = [];
-  };
-  for (let i = first; i < memEnd; i++) {
-    const w = words[i]!;
-    if (w === ";" || (w === "|" && !inDone)) {
-      flush(i);
-      out.push([i, "separators"]);
-      if (w === "|") inDone = true;
-      itemStart = i + 1;
-      continue;
-    }
-    if (item.length === 0) itemStart = i;
-    item.push(w);
-  }
-  flush(memEnd);
+  const current = parseState(words.slice(first, memEnd));
+  // the head was rewritten (a first hop read) when it now names an entity and a relation and was a subject before
+  const rewritten = previous !== undefined && (current.open[0]?.length ?? 0) > 1 &&
+    (previous.open[0]?.length ?? 0) === 1;
+  let i = first;
+  current.open.forEach((item, j) => {
+    const step: StepKind = previous === undefined
+      ? "open from question"
+      : j === 0 && rewritten
+      ? "open next hop"
+      : "open carried";
+    for (let n = 0; n < item.length; n++) out.push([i++, step]);
+  });
+  if (i < memEnd && words[i] === "|") out.push([i++, "separators"]);
+  current.done.forEach((_, j) => {
+    out.push([i++, previous !== undefined && j < previous.done.length ? "answers carried" : "answer appended"]);
+  });
   // think, search, final answer: their contents
   let tag: string | undefined;
   for (let i = memEnd + 1; i < end; i++) {

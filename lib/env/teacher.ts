@@ -33,29 +33,42 @@ export const FORGOTTEN = "unknown";
 
 /**
  * The teacher's turn `t` with the agent's whole state in memory: the
- * objectives still open, in the question's order (each as the entity to look
- * up next and the relations still to follow), then `|`, then the answers
- * found, in order. The plan is one search per hop of every objective in
- * order, then the answer. Each turn after the first is the same operation,
- * whatever the number of objectives: read the fact the latest search
- * returned for the first open objective; if it was its last hop, drop it
- * from the open list and append the answer (pop and append), else replace it
- * by the entity found and the relations left; copy the rest; think and search
- * the new first open objective. The first turn copies the question's
- * objectives into the open list (as `MEM1`'s internal state holds the task).
- * A dropped objective's answer becomes `unknown` once it is no longer the
- * answer just found (so the answer's count stays right and that one is wrong).
+ * objectives still open, in the question's order, then `|`, then the answers
+ * found, in order. An open objective is its subject alone (its relations are
+ * read off the question, where the subject names its part), except the one
+ * being resolved after its first hop: the entity found and the relation left.
+ * So a memory is a list of names (a question's subjects are distinct) with at
+ * most one relation word and no separator, and copying it is a one-word
+ * lookup at every step, which an induction head does whatever the list's
+ * length (a name can still recur: two answers, or an answer that is a later
+ * subject). The plan is one search per hop of every
+ * objective in order, then the answer. Each turn after the first is the same
+ * operation, whatever the number of objectives: read the fact the latest
+ * search returned for the first open objective; if it was its last hop, drop
+ * it and append the answer (pop and append), else replace it by the entity
+ * found and the relation left; copy the rest; think and search the new first
+ * open objective (its subject and the relation its part of the question
+ * names). The first turn copies the question's subjects into the open list
+ * (as MEM1's internal state holds the task). A dropped objective's answer
+ * becomes `unknown` once it is no longer the answer just found (so the
+ * answer's count stays right and that one is wrong).
  *
  * ```text
  * q: zorbex was born in which city ? ; vunom was founded by someone born in which city ?
- * <mem> zorbex born ; vunom founder born | </mem> <think> zorbex born </think> <search> zorbex born </search>
- * <mem> vunom founder born | kalmar </mem> <think> vunom founder </think> <search> vunom founder </search>
+ * <mem> zorbex vunom | </mem> <think> zorbex born </think> <search> zorbex born </search>
+ * <mem> vunom | kalmar </mem> <think> vunom founder </think> <search> vunom founder </search>
  * <mem> olvan born | kalmar </mem> <think> olvan born </think> <search> olvan born </search>
- * <mem> | kalmar ; tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
+ * <mem> | kalmar tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
  * ```
  *
+ * (A first version listed every open objective with its relations and `;`
+ * between items, `zorbex born ; vunom founder born | kalmar`: relation words
+ * and separators repeat, so a one-word lookup is ambiguous, and the SFT
+ * policy copied the same item again and again: docs/research/many_objectives.md.)
+ *
  * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state that
- * carries the task as well as what was found; MemPO's `<mem>` turn format.
+ * carries the task as well as what was found; MemPO's `<mem>` turn format;
+ * induction heads (Olsson et al. 2022) for why every copied word is unique.
  *
  * @param subQuestions The question's objectives.
  * @param turn Turn index (0-based).
@@ -68,7 +81,7 @@ export const FORGOTTEN = "unknown";
  * import { stateTeacherTurn } from "./teacher.ts";
  *
  * const q = [{ text: "zorbex was born in which city ?", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
- * assert.deepEqual(stateTeacherTurn(q, 0, new Set()), { mem: "zorbex born |", think: "zorbex born", action: "search", content: "zorbex born" });
+ * assert.deepEqual(stateTeacherTurn(q, 0, new Set()), { mem: "zorbex |", think: "zorbex born", action: "search", content: "zorbex born" });
  * assert.deepEqual(stateTeacherTurn(q, 1, new Set()), { mem: "| kalmar", think: "answer", action: "answer", content: "kalmar" });
  * ```
  */
@@ -85,12 +98,12 @@ export function stateTeacherTurn(
   const found: string[] = [];
   subQuestions.forEach((q, i) => {
     const read = done.filter((s) => s.i === i).length;
-    if (read < q.hops.length) {
-      const next = q.hops[read]!;
-      open.push([next.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
+    if (read === 0) open.push(q.subject);
+    else if (read < q.hops.length) {
+      open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
     } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
   });
-  const mem = [open.join(" ; "), "|", found.join(" ; ")].filter((p) => p !== "").join(" ");
+  const mem = [open.join(" "), "|", found.join(" ")].filter((p) => p !== "").join(" ");
   if (turn === steps.length) return { mem, think: "answer", action: "answer", content: found.join(" ; ") };
   const { hop } = steps[turn]!;
   return { mem, think: `${hop.entity} ${hop.relation}`, action: "search", content: `${hop.entity} ${hop.relation}` };

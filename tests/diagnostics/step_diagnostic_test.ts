@@ -32,16 +32,24 @@ Deno.test("stepPositions(): each step of the state memory's operation, counted o
   const hops = episodes.map((e) => e.task.subQuestions!.reduce((n, q) => n + q.hops.length, 0));
   const twoHop = episodes.map((e) => e.task.subQuestions!.filter((q) => q.hops.length === 2).length);
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  // first turn: 3 objectives from the question (2 words, 3 for a 2-hop one); each answer appended once (1 word)
-  assert.equal(counts.get("open from question"), sum(episodes.map((_, i) => 3 * 2 + twoHop[i]!)));
+  // first turn: the 3 subjects from the question; each answer appended once; the rewritten head: entity + relation
+  assert.equal(counts.get("open from question"), 5 * 3);
   assert.equal(counts.get("answer appended"), 5 * 3);
-  assert.equal(counts.get("open next hop"), 2 * sum(twoHop)); // the rewritten head: entity + the relation left
+  assert.equal(counts.get("open next hop"), 2 * sum(twoHop));
   // think and search: two words per search turn; the final answer: 3 answers and 2 separators
   assert.equal(counts.get("think"), 2 * sum(hops) + 5);
   assert.equal(counts.get("search"), 2 * sum(hops));
   assert.equal(counts.get("final answer"), 5 * 5);
-  // answers carried: after the k-th answer, each later turn carries k of them
-  assert.ok(counts.get("answers carried")! > 0 && counts.get("open carried")! > 0 && counts.get("separators")! > 0);
+  assert.equal(counts.get("separators"), sum(hops) + 5); // one "|" a turn
+  // answers carried: every turn carries each answer of the memory before it
+  const answersIn = (text: string) =>
+    text.match(/<mem> (.*?) <\/mem>/)![1]!.split("|")[1]!.trim().split(" ").filter(Boolean);
+  const carried = episodes.reduce(
+    (n, e) => n + e.turns.slice(1).reduce((m, _, t) => m + answersIn(e.turns[t]!.text).length, 0),
+    0,
+  );
+  assert.equal(counts.get("answers carried"), carried);
+  assert.ok(counts.get("open carried")! > 0);
   assert.ok([...counts.keys()].every((k) => (STEP_KINDS as readonly string[]).includes(k)));
 });
 

@@ -72,10 +72,10 @@ Deno.test("stateTeacherTurn(): the open objectives then the answers found; one s
   assert.equal(stateTeacherTurn(subs, 4, new Set()), null);
   const city = person.facts.born!;
   assert.deepEqual(turns.map((t) => t!.mem), [
-    `${person.name} born located ; ${film.name} director |`, // the question's objectives, in order
-    `${city} located ; ${film.name} director |`, // the first hop read: the open objective rewritten
-    `${film.name} director | ${subs[0]!.answer}`, // popped, its answer appended (fresh: kept this turn)
-    `| ${FORGOTTEN} ; ${film.facts.director}`, // objective 1 is now earlier and dropped
+    `${person.name} ${film.name} |`, // the question's subjects, in order
+    `${city} located ${film.name} |`, // the first hop read: the open objective rewritten (entity, relation left)
+    `${film.name} | ${subs[0]!.answer}`, // popped, its answer appended (fresh: kept this turn)
+    `| ${FORGOTTEN} ${film.facts.director}`, // objective 1 is now earlier and dropped
   ]);
   assert.deepEqual(turns.map((t) => t!.think), [
     `${person.name} born`,
@@ -99,35 +99,45 @@ Deno.test("stateTeacherTurn(): the open objectives then the answers found; one s
 Deno.test("stateTeacherTurn(): every turn after the first is the same operation on the previous memory, at 1 to 8 objectives", () => {
   const w = generateWorld(9);
   const { test } = buildQaSplits(w, { testCount: 12, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 3 });
+  const relations = new Set(["born", "located", "capital", "founder", "headquarters", "director"]);
   const parse = (mem: string) => {
-    const [open, done] = mem.split("|").map((p) => p.trim().split(" ; ").filter((x) => x !== ""));
-    return { open: open!, done: done! };
+    const [openText, doneText] = mem.split("|").map((p) => p.trim().split(" ").filter((x) => x !== ""));
+    const open: string[][] = [];
+    for (const w of openText!) relations.has(w) ? open.at(-1)!.push(w) : open.push([w]);
+    return { open, done: doneText! };
   };
   let checked = 0;
   for (const [k, qs] of test) {
     for (const q of qs) {
       const subs = q.subQuestions;
       const first = parse(stateTeacherTurn(subs, 0, new Set())!.mem);
-      assert.equal(first.open.length, k);
+      assert.deepEqual(first.open, subs.map((s) => [s.subject])); // the question's subjects, all distinct
+      assert.equal(new Set(subs.map((s) => s.subject)).size, k);
       assert.deepEqual(first.done, []);
+      assert.equal(first.open.length, k);
       let prev = first;
       for (let t = 1;; t++) {
         const turn = stateTeacherTurn(subs, t, new Set());
         if (turn === null) break;
         const cur = parse(turn.mem);
         const [head, ...rest] = prev.open;
-        const headWords = head!.split(" ");
-        if (headWords.length === 2) { // the head's last hop was read: pop it, append its answer, copy the rest
-          assert.deepEqual(cur.open, rest);
-          assert.deepEqual(cur.done.slice(0, -1), prev.done);
-          assert.equal(cur.done.length, prev.done.length + 1);
-        } else { // a first hop was read: the head becomes the entity found and the relations left
+        const i = prev.done.length; // the objective being resolved
+        const hops = subs[i]!.hops.length;
+        const headWasSubject = head!.length === 1;
+        if (headWasSubject && hops === 2) { // a first hop read: the head becomes the entity found and the relation left
           assert.deepEqual(cur.open.slice(1), rest);
-          assert.deepEqual(cur.open[0]!.split(" ").slice(1), headWords.slice(2));
+          assert.deepEqual(cur.open[0], [subs[i]!.hops[1]!.entity, subs[i]!.hops[1]!.relation]);
           assert.deepEqual(cur.done, prev.done);
+        } else { // its last hop read: pop it, append its answer, copy the rest
+          assert.deepEqual(cur.open, rest);
+          assert.deepEqual(cur.done, [...prev.done, subs[i]!.answer]);
         }
         // the think (and the search) name the first open objective's next hop, or answer from memory
-        assert.equal(turn.think, cur.open.length > 0 ? cur.open[0]!.split(" ").slice(0, 2).join(" ") : "answer");
+        const next = cur.open[0];
+        assert.equal(
+          turn.think,
+          next === undefined ? "answer" : `${next[0]} ${next[1] ?? subs[cur.done.length]!.hops[0]!.relation}`,
+        );
         if (turn.action === "answer") assert.equal(turn.content, cur.done.join(" ; "));
         prev = cur;
         checked += 1;
