@@ -19,10 +19,28 @@ const SPEC = {
 
 Deno.test("parseTaskArgs(): types, defaults, --no-NAME, choices, ranges and positionals", () => {
   const a = parseTaskArgs(SPEC, ["runs/x", "--reps=3", "--rate", "0.5", "--mode", "b", "--no-torch", "--quiet"]);
-  assert.deepEqual(a.flags, { reps: 3, rate: 0.5, mode: "b", torch: false, quiet: true, help: false });
+  // every task also takes the shared flags (SHARED_FLAGS: --threads)
+  assert.deepEqual(a.flags, {
+    reps: 3,
+    rate: 0.5,
+    mode: "b",
+    torch: false,
+    quiet: true,
+    help: false,
+    threads: undefined,
+  });
   assert.deepEqual(a.positionals, ["runs/x"]);
   const d = parseTaskArgs(SPEC, ["runs/x"]);
-  assert.deepEqual(d.flags, { reps: 5, rate: undefined, mode: "a", torch: true, quiet: false, help: false });
+  assert.deepEqual(d.flags, {
+    reps: 5,
+    rate: undefined,
+    mode: "a",
+    torch: true,
+    quiet: false,
+    help: false,
+    threads: undefined,
+  });
+  assert.equal(parseTaskArgs(SPEC, ["runs/x", "--threads", "3"]).flags.threads, 3);
   const bad: [string[], RegExp][] = [
     [["r", "--reps", "0"], /^--reps must be an integer ≥ 1, current value is "0"$/],
     [["r", "--reps", "2.5"], /^--reps must be an integer ≥ 1, current value is "2\.5"$/],
@@ -225,4 +243,22 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
     new TextDecoder().decode(config.stdout),
     /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 4\n {6}G, rollouts/,
   );
+});
+
+Deno.test("SHARED_FLAGS.threads: the wasm backend restarts on that many threads, and child processes inherit it", async () => {
+  const { SHARED_FLAGS } = await import("../../lib/cli/task.ts");
+  const { setBackend, wasmThreads } = await import("../../lib/backend/backend.ts");
+  const before = { threads: wasmThreads(), env: Deno.env.get("MEMPO_THREADS") };
+  try {
+    await SHARED_FLAGS.threads!.apply!(undefined); // not given: nothing changes
+    assert.equal(wasmThreads(), before.threads);
+    const other = before.threads === 1 ? 2 : 1;
+    await SHARED_FLAGS.threads!.apply!(other);
+    assert.equal(wasmThreads(), other);
+    assert.equal(Deno.env.get("MEMPO_THREADS"), String(other));
+  } finally {
+    if (before.env === undefined) Deno.env.delete("MEMPO_THREADS");
+    else Deno.env.set("MEMPO_THREADS", before.env);
+    await setBackend("wasm", { threads: before.threads });
+  }
 });

@@ -371,7 +371,8 @@ Deno.test("mempo_verl compute_score = the agent loop's reward on ≥ 500 generat
       `${episodes.length - right - partial} other), mutations ${JSON.stringify(Object.fromEntries(counts))}`,
   );
   assert.ok(episodes.length >= 500);
-  assert.ok(right >= 100 && episodes.length - right >= 200, `rewarded ${right} of ${episodes.length}`);
+  // both verdicts, each many times (the share rewarded depends on the teacher format and the mutations)
+  assert.ok(right >= 60 && episodes.length - right >= 200, `rewarded ${right} of ${episodes.length}`);
   assert.ok(partial >= 10, `only ${partial} unrewarded answers with partial F1`);
   await Deno.remove(dir, { recursive: true });
 });
