@@ -130,6 +130,11 @@ export interface RlConfig {
   memCoverage?: boolean;
   /** MemPO: A^M on every token of a `<mem>` span (MemPO, `"token"`) or scaled by L̄ / L so every span weighs the same (`"span"`). */
   memSpanWeight?: "token" | "span";
+  /**
+   * MemPO: which memory credit: `"mempo"` (the paper's: every trajectory's memories, pooled per question) or
+   * `"infomem"` (InfoMem, arXiv:2606.03329: only trajectories whose outcome is right; `infomemAdvantages`). @default "mempo"
+   */
+  memCredit?: "mempo" | "infomem";
   /** Where RL questions come from: the main world's training questions, or every world's (1–4 objectives). */
   worlds?: "main" | "all";
   /** PPO: value-loss coefficient. */
@@ -325,7 +330,7 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
 const OPTIONAL_FIELDS: Record<string, string[]> = {
   data: ["sizes", "auxWorlds", "trainObjectives", "auxObjectives", "trainMarkers", "trainOrder", "markers"],
   sft: ["pretrainSteps", "inductionMix", "inductionNoise", "teacherMemory"],
-  rl: ["memThreshold", "memCloseTag", "memPool", "memCoverage", "memSpanWeight", "worlds", "seed"],
+  rl: ["memThreshold", "memCloseTag", "memPool", "memCoverage", "memSpanWeight", "memCredit", "worlds", "seed"],
 };
 
 /** A deep partial of the config, for overrides from flags or `--config run.json`. */
@@ -538,6 +543,7 @@ export function validateConfig(c: ExperimentConfig): ExperimentConfig {
   }
   if (c.rl.memPool !== undefined) oneOf("rl.memPool", c.rl.memPool, ["question", "turn"]);
   if (c.rl.memSpanWeight !== undefined) oneOf("rl.memSpanWeight", c.rl.memSpanWeight, ["token", "span"]);
+  if (c.rl.memCredit !== undefined) oneOf("rl.memCredit", c.rl.memCredit, ["mempo", "infomem"]);
   if (c.rl.worlds !== undefined) oneOf("rl.worlds", c.rl.worlds, ["main", "all"]);
   range("rl.vfCoef", c.rl.vfCoef, 0, 100);
   range("rl.valueClip", c.rl.valueClip, 0, 1e6);
