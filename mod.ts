@@ -287,7 +287,13 @@ export {
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
 export { mempoOptions, rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
-export { equalGroupShare, episodeMetrics, explainedVariance, type MetricsRow } from "./lib/train/metrics.ts";
+export {
+  episodeMetrics,
+  equalGroupMetrics,
+  equalGroupShare,
+  explainedVariance,
+  type MetricsRow,
+} from "./lib/train/metrics.ts";
 export {
   AGENT_NAMES,
   type AgentSpec,

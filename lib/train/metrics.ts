@@ -130,3 +130,44 @@ export function equalGroupShare(
   const equal = [...byGroup.values()].filter((s) => s.every((x) => x === s[0])).length;
   return { share: byGroup.size === 0 ? 0 : equal / byGroup.size, groups: byGroup.size };
 }
+
+/**
+ * The GRPO group metrics of one RL step: the share of groups whose outcome
+ * rewards are all equal ({@linkcode equalGroupShare}), over all the step's
+ * questions and over those of each objective count (a group's episodes share
+ * one question, so one count).
+ *
+ * ```text
+ * grpo/frac_zero_std      = equalGroupShare(rewards, groups)
+ * grpo/frac_zero_std_k{k} = equalGroupShare over the episodes whose question has k objectives   (counts drawn only)
+ * ```
+ *
+ * Source: DAPO (arXiv:2503.14476) §3.2; verl's zero-std group share.
+ *
+ * @param episodes The step's episodes (`reward`, `task.groupId`, and `score.em`: one entry per objective).
+ * @returns The metrics.
+ *
+ * @example Question 0 (1 objective) all right, question 1 (2 objectives) mixed
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { equalGroupMetrics } from "./metrics.ts";
+ *
+ * const ep = (groupId: number, reward: number, em: number[]) => ({ reward, task: { groupId }, score: { em } }) as never;
+ * assert.deepEqual(equalGroupMetrics([ep(0, 1, [1]), ep(0, 1, [1]), ep(1, 0, [1, 0]), ep(1, 1, [1, 1])]), {
+ *   "grpo/frac_zero_std": 0.5,
+ *   "grpo/frac_zero_std_k1": 1,
+ *   "grpo/frac_zero_std_k2": 0,
+ * });
+ * ```
+ */
+export function equalGroupMetrics(episodes: readonly Episode[]): MetricsRow {
+  const scores = episodes.map((e) => e.reward);
+  const groups = episodes.map((e) => e.task.groupId);
+  const objectives = episodes.map((e) => e.score.em.length);
+  const row: MetricsRow = { "grpo/frac_zero_std": equalGroupShare(scores, groups).share };
+  for (const k of [...new Set(objectives)].sort((a, b) => a - b)) {
+    const of = episodes.flatMap((_, i) => (objectives[i] === k ? [i] : []));
+    row[`grpo/frac_zero_std_k${k}`] = equalGroupShare(of.map((i) => scores[i]!), of.map((i) => groups[i]!)).share;
+  }
+  return row;
+}

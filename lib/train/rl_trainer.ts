@@ -14,7 +14,7 @@ import type { AdamW } from "../optim/adamw.ts";
 import type { Algorithm, RlConfig } from "../config/experiment.ts";
 import { tasksFromRecords } from "./demos.ts";
 import { computeMemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
-import { episodeMetrics, equalGroupShare, explainedVariance, type MetricsRow } from "./metrics.ts";
+import { episodeMetrics, equalGroupMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
 import { criticValues, policyUpdate } from "./policy_update.ts";
 import { gaeTurnSequences, type OutcomeTurnOptions, outcomeTurnSequences } from "./rl_batch.ts";
 
@@ -192,13 +192,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     const scores = episodes.map((e) => e.reward);
     const groups = episodes.map((e) => e.task.groupId);
     const outcome = grpoAdvantages(scores, groups, { epsilon: config.epsilon, std: config.std });
-    row["grpo/frac_zero_std"] = equalGroupShare(scores, groups).share;
-    // the same share per objective count of the step's questions (a question's group shares its count)
-    const objectives = episodes.map((e) => e.score.em.length);
-    for (const k of [...new Set(objectives)].sort((a, b) => a - b)) {
-      const of = episodes.flatMap((_, i) => (objectives[i] === k ? [i] : []));
-      row[`grpo/frac_zero_std_k${k}`] = equalGroupShare(of.map((i) => scores[i]!), of.map((i) => groups[i]!)).share;
-    }
+    Object.assign(row, equalGroupMetrics(episodes));
     let memory;
     if (algorithm === "mempo") {
       const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, mempoOptions(config).credit);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { episodeMetrics, equalGroupShare, explainedVariance } from "../../lib/train/metrics.ts";
+import { episodeMetrics, equalGroupMetrics, equalGroupShare, explainedVariance } from "../../lib/train/metrics.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
 Deno.test("explainedVariance() and episodeMetrics()", () => {
@@ -29,4 +29,32 @@ Deno.test("equalGroupShare(): all-equal groups over groups, against a loop over 
   assert.deepEqual(equalGroupShare(scores, ids), { share: 4 / 5, groups: 5 }); // only group 1 = {0, 1, 0} differs
   assert.deepEqual(equalGroupShare([], []), { share: 0, groups: 0 });
   assert.throws(() => equalGroupShare([1], []), /groupIds must have one id per score \(1\), current length is 0/);
+});
+
+Deno.test("equalGroupMetrics(): the share overall and per objective count, against equalGroupShare on each subset", () => {
+  // 6 questions × 3 rollouts: objectives 1, 2, 4, 1, 2, 4; rewards chosen so each count has one equal and one mixed group
+  // but the 4-objective groups are both all-wrong (equal)
+  const rewards = [[1, 1, 1], [0, 1, 0], [0, 0, 0], [1, 0, 1], [1, 1, 1], [0, 0, 0]];
+  const objectives = [1, 2, 4, 1, 2, 4];
+  const episodes = rewards.flatMap((rs, q) =>
+    rs.map((reward) => ({ reward, task: { groupId: q }, score: { em: new Array(objectives[q]).fill(reward) } }))
+  ) as never[];
+  const m = equalGroupMetrics(episodes);
+  assert.deepEqual(Object.keys(m), [
+    "grpo/frac_zero_std",
+    "grpo/frac_zero_std_k1",
+    "grpo/frac_zero_std_k2",
+    "grpo/frac_zero_std_k4",
+  ]);
+  assert.equal(m["grpo/frac_zero_std"], 4 / 6);
+  assert.equal(m["grpo/frac_zero_std_k1"], 1 / 2);
+  assert.equal(m["grpo/frac_zero_std_k2"], 1 / 2);
+  assert.equal(m["grpo/frac_zero_std_k4"], 1);
+  // the overall share is the groups-weighted mean of the per-count shares (2 groups each)
+  assertAllClose(
+    (m["grpo/frac_zero_std_k1"] as number + (m["grpo/frac_zero_std_k2"] as number) +
+      (m["grpo/frac_zero_std_k4"] as number)) / 3,
+    m["grpo/frac_zero_std"] as number,
+  );
+  assert.deepEqual(equalGroupMetrics([]), { "grpo/frac_zero_std": 0 });
 });
