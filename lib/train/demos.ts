@@ -130,7 +130,7 @@ export interface DemoOptions {
  *
  * @param data Loaded data.
  * @param options Count, imperfection, seed, policies.
- * @returns Sequences and episodes.
+ * @returns Sequences, episodes, and the context policy of each episode.
  *
  * @example
  * ```ts
@@ -140,8 +140,9 @@ export interface DemoOptions {
  *
  * const dir = await Deno.makeTempDir();
  * await buildData(dir, 1, { trainCount: 8, testCount: 1 });
- * const { sequences, episodes } = await teacherDemonstrations(await loadData(dir), { count: 8, dropProbability: 0, seed: 1 });
+ * const { sequences, episodes, policies } = await teacherDemonstrations(await loadData(dir), { count: 8, dropProbability: 0, seed: 1 });
  * assert.equal(episodes.length, 8);
+ * assert.deepEqual(policies, ["memory", "memory", "memory", "memory", "full", "full", "full", "full"]);
  * // 4 memory episodes of ≥ 3 turns (≥ 2 sequences each), 4 full-history episodes (1 each)
  * assert.ok(sequences.length >= 12);
  * ```
@@ -149,7 +150,7 @@ export interface DemoOptions {
 export async function teacherDemonstrations(
   data: LoadedData,
   options: DemoOptions,
-): Promise<{ sequences: LmSequence[]; episodes: Episode[] }> {
+): Promise<{ sequences: LmSequence[]; episodes: Episode[]; policies: ContextPolicy[] }> {
   const {
     count,
     dropProbability,
@@ -165,22 +166,26 @@ export async function teacherDemonstrations(
     ? [{ train: options.records, search: data.search }]
     : [{ train: data.train, search: data.search }, ...data.aux];
   const episodes: Episode[] = [];
+  const policyOf: ContextPolicy[] = [];
   const per = Math.ceil(count / policies.length);
   for (const [p, contextPolicy] of policies.entries()) {
     for (const [w, world] of worlds.entries()) {
       const n = Math.floor(per / worlds.length) + (w < per % worlds.length ? 1 : 0);
       const records = Array.from({ length: n }, (_, i) => world.train[(p * n + i) % world.train.length]!);
-      episodes.push(
-        ...await runEpisodes(teacher, tasksFromRecords(records), { tokenizer: data.tokenizer, search: world.search }, {
-          contextPolicy,
-          maxTurns,
-          seed,
-          maxPositions,
-          maxTurnTokens,
-        }),
-      );
+      const run = await runEpisodes(teacher, tasksFromRecords(records), {
+        tokenizer: data.tokenizer,
+        search: world.search,
+      }, {
+        contextPolicy,
+        maxTurns,
+        seed,
+        maxPositions,
+        maxTurnTokens,
+      });
+      episodes.push(...run);
+      policyOf.push(...run.map(() => contextPolicy));
     }
   }
   const kept = episodes.slice(0, count);
-  return { sequences: turnSequences(kept), episodes: kept };
+  return { sequences: turnSequences(kept), episodes: kept, policies: policyOf.slice(0, count) };
 }
