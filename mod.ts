@@ -94,7 +94,10 @@ export {
   type CombineAdvantageInputs,
   type CombineAdvantageOptions,
   combineAdvantages,
+  type InfomemAdvantageInputs,
+  infomemAdvantages,
   type MemoryAdvantageInputs,
+  type MemoryAdvantageOptions,
   memoryAdvantages,
   type MemorySpan,
   spanLengthScales,
@@ -309,6 +312,28 @@ export {
   type ResearchClaim,
 } from "./lib/eval/research_check.ts";
 export {
+  bootstrapMeans,
+  type BootstrapResample,
+  pairedBootstrap,
+  type PairedBootstrapOptions,
+  type PairedBootstrapResult,
+  quantile,
+} from "./lib/eval/paired_bootstrap.ts";
+export {
+  EQUAL_REWARD_QUESTIONS,
+  equalRewardGroups,
+  equalRewardGroupsMarkdown,
+  type EqualRewardGroupsOptions,
+  type EqualRewardGroupsRow,
+} from "./lib/eval/equal_reward_groups.ts";
+export {
+  type LongestContextRow,
+  longestContexts,
+  longestContextsMarkdown,
+  type TrainingContexts,
+  trainingContexts,
+} from "./lib/eval/longest_contexts.ts";
+export {
   type CopyAccuracy,
   copyAccuracy,
   type CopyDiagnostic,
@@ -335,12 +360,22 @@ export {
 export {
   checkRunTokenizer,
   ensureData,
+  equalRewardOptions,
   type PipelineOptions,
   type PipelineResult,
   type ProgressEvent,
   runPipeline,
+  sftDemoOptions,
   writeEvalFiles,
 } from "./lib/pipeline/pipeline.ts";
+export {
+  compareMarkdown,
+  type CompareOptions,
+  type ComparePaired,
+  type CompareResult,
+  type CompareRow,
+  compareRun,
+} from "./lib/pipeline/compare.ts";
 export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
 export { RL_STEP_AXIS, runFigures } from "./lib/pipeline/run_figures.ts";
 

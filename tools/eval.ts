@@ -6,7 +6,10 @@ import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import { type Algorithm, resolveConfig } from "../lib/config/experiment.ts";
 import { copyDiagnostics } from "../lib/diagnostics/copy_diagnostic.ts";
 import { evalMarkdown, evaluateAgents, runAgents } from "../lib/eval/evaluate.ts";
-import { checkRunTokenizer, writeEvalFiles } from "../lib/pipeline/pipeline.ts";
+import { checkRunTokenizer, equalRewardOptions, sftDemoOptions, writeEvalFiles } from "../lib/pipeline/pipeline.ts";
+import { equalRewardGroups } from "../lib/eval/equal_reward_groups.ts";
+import { longestContexts, trainingContexts } from "../lib/eval/longest_contexts.ts";
+import { teacherDemonstrations } from "../lib/train/demos.ts";
 import type { Model } from "../lib/model/params.ts";
 
 const dir = Deno.args[0];
@@ -54,7 +57,22 @@ const metrics = await Deno.readTextFile(`${dir}/metrics.jsonl`).then(
   (text) => text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)),
   () => [],
 );
-await writeEvalFiles(dir, rows, { eval: (performance.now() - t0) / 1000 }, diagnostic, unseenTestWords(data), metrics);
+const timings: Record<string, number> = { eval: (performance.now() - t0) / 1000 };
+// how often GRPO would learn nothing at each test size, and the longest contexts each agent met
+const t1 = performance.now();
+const groups = await equalRewardGroups(
+  agents.filter((a) => "model" in a && a.contextPolicy === "memory"),
+  data,
+  equalRewardOptions(config),
+  (r) => console.log(`${r.agent} ${r.objectives} obj: ${(100 * r.equalShare).toFixed(0)} % of groups equal`),
+);
+timings.groups = (performance.now() - t1) / 1000;
+const demos = await teacherDemonstrations(data, sftDemoOptions(config, sft.config.maxPositions));
+const contexts = longestContexts(rows, trainingContexts(demos.episodes, demos.policies, metrics));
+await writeEvalFiles(dir, rows, timings, diagnostic, unseenTestWords(data), metrics, {
+  equalRewardGroups: groups,
+  longestContexts: contexts,
+});
 console.log(evalMarkdown(rows));
 for (const m of models) m.dispose();
 // a live GPUDevice at exit leaves the driver's threads racing the exit handlers

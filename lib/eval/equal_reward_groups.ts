@@ -14,9 +14,12 @@ import { tasksFromRecords } from "../train/demos.ts";
 import { equalGroupShare } from "../train/metrics.ts";
 import type { AgentSpec } from "./evaluate.ts";
 
+/** Questions per test set that {@linkcode equalRewardGroups} samples by default (G rollouts each). */
+export const EQUAL_REWARD_QUESTIONS = 8;
+
 /** Options of {@linkcode equalRewardGroups}. */
 export interface EqualRewardGroupsOptions {
-  /** The first N questions of each test set. @default 8 */
+  /** The first N questions of each test set. @default EQUAL_REWARD_QUESTIONS (8) */
   questions?: number;
   /** G, rollouts per question (the run's `rl.groupSize`). */
   groupSize: number;
@@ -95,7 +98,7 @@ export async function equalRewardGroups(
   options: EqualRewardGroupsOptions,
   onRow?: (row: EqualRewardGroupsRow) => void | Promise<void>,
 ): Promise<EqualRewardGroupsRow[]> {
-  const { questions = 8, groupSize, temperature = 1, maxTurns, maxTurnTokens, seed = 0 } = options;
+  const { questions = EQUAL_REWARD_QUESTIONS, groupSize, temperature = 1, maxTurns, maxTurnTokens, seed = 0 } = options;
   for (const [k, v] of Object.entries({ questions, groupSize })) {
     if (!Number.isInteger(v) || v < 1) {
       throw new RangeError(`Cannot measure equalRewardGroups: ${k} must be an integer ≥ 1, current value is ${v}`);

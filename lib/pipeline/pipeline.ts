@@ -17,7 +17,7 @@ import { copyModel, createModel, type Model, trainableVariables } from "../model
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
-import { teacherDemonstrations } from "../train/demos.ts";
+import { type DemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
 import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
@@ -25,6 +25,18 @@ import type { MetricsRow } from "../train/metrics.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
 import { runFigures } from "./run_figures.ts";
+import {
+  EQUAL_REWARD_QUESTIONS,
+  equalRewardGroups,
+  equalRewardGroupsMarkdown,
+  type EqualRewardGroupsRow,
+} from "../eval/equal_reward_groups.ts";
+import {
+  type LongestContextRow,
+  longestContexts,
+  longestContextsMarkdown,
+  trainingContexts,
+} from "../eval/longest_contexts.ts";
 import { inductionSequences } from "../train/copy_task.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 
@@ -54,6 +66,8 @@ export interface PipelineOptions {
   shouldStop?: () => boolean;
   /** Stop after this many RL steps in total (tests of interruption). */
   stopAfterRlSteps?: number;
+  /** Run the evaluation stage (false: stop after RL, as `deno task compare` does; it evaluates its own agents). @default true */
+  evaluate?: boolean;
 }
 
 /** What {@linkcode runPipeline} returns. */
@@ -148,6 +162,69 @@ export async function ensureData(config: ExperimentConfig): Promise<LoadedData> 
   }
   await buildData(config.dataDir, config.seed, { ...config.data });
   return await loadData(config.dataDir);
+}
+
+/**
+ * The SFT demonstrations' options of a run (the teacher, its imperfection,
+ * the context limits): the SFT stage trains on them, and the evaluation
+ * reads their longest contexts.
+ *
+ * Source: this package (MemPO's cold-start SFT on teacher trajectories).
+ *
+ * @param config The experiment config.
+ * @param maxPositions The model's positions.
+ * @returns `teacherDemonstrations`' options.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { sftDemoOptions } from "./pipeline.ts";
+ *
+ * const o = sftDemoOptions(resolveConfig("quick"), 2048);
+ * assert.deepEqual([o.count, o.dropProbability, o.memory, o.maxTurnTokens], [200, 0.3, "state", 48]);
+ * ```
+ */
+export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): DemoOptions {
+  return {
+    count: config.sft.demos,
+    dropProbability: config.sft.dropProbability,
+    memory: config.sft.teacherMemory ?? "state",
+    seed: config.seed,
+    maxPositions,
+    maxTurnTokens: config.rl.maxTurnTokens,
+  };
+}
+
+/**
+ * The options of the evaluation's equal-reward-group measurement
+ * (`equalRewardGroups`): G and the temperature of the run's RL, the turn
+ * limits of its evaluation, and the first `EQUAL_REWARD_QUESTIONS` (8)
+ * questions of each test set (fewer when `eval.questions` is smaller).
+ *
+ * Source: this package (issue 19: the share of GRPO groups with equal rewards per test size).
+ *
+ * @param config The experiment config.
+ * @returns The options.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { equalRewardOptions } from "./pipeline.ts";
+ *
+ * assert.deepEqual(equalRewardOptions(resolveConfig("quick")), { questions: 4, groupSize: 4, temperature: 1, maxTurns: 12, maxTurnTokens: 64, seed: 0 });
+ * ```
+ */
+export function equalRewardOptions(config: ExperimentConfig): Parameters<typeof equalRewardGroups>[2] {
+  return {
+    questions: Math.min(EQUAL_REWARD_QUESTIONS, config.eval.questions),
+    groupSize: config.rl.groupSize,
+    temperature: config.rl.temperature,
+    maxTurns: config.eval.maxTurns,
+    maxTurnTokens: config.eval.maxTurnTokens,
+    seed: config.seed,
+  };
 }
 
 class MetricsLog {
@@ -247,14 +324,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       sft = createModel(modelConfig, { seed: config.seed, name: "sft" });
       optimizer = createAdamW(trainableVariables(sft), { lr: config.sft.lr });
     }
-    const { sequences: demos } = await teacherDemonstrations(data, {
-      count: config.sft.demos,
-      dropProbability: config.sft.dropProbability,
-      memory: config.sft.teacherMemory ?? "state",
-      seed: config.seed,
-      maxPositions: modelConfig.maxPositions,
-      maxTurnTokens: config.rl.maxTurnTokens,
-    });
+    const { sequences: demos } = await teacherDemonstrations(data, sftDemoOptions(config, modelConfig.maxPositions));
     // induction sequences mixed into SFT keep the copying circuit the warm-up formed
     const mix = Math.round((config.sft.inductionMix ?? 0) * demos.length);
     const sequences = mix > 0
@@ -420,6 +490,13 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     timings[algorithm] = clock() - t;
   }
 
+  if (options.evaluate === false) {
+    sft.dispose();
+    for (const m of trained.values()) m.dispose();
+    progress({ stage: "done", step: 1, total: 1, info: {} });
+    return { completed: true, timings };
+  }
+
   // evaluation
   t = clock();
   const agents = runAgents(
@@ -447,7 +524,24 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     memory: config.sft.teacherMemory ?? "state",
   });
   timings.eval = clock() - t;
-  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data), log.rows);
+  // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
+  t = clock();
+  const sampled = agents.filter((a) => "model" in a && a.contextPolicy === "memory");
+  let measured = 0;
+  const groups = await equalRewardGroups(sampled, data, equalRewardOptions(config), (r) =>
+    progress({
+      stage: "groups",
+      step: ++measured,
+      total: sampled.length * data.test.size,
+      info: { agent: r.agent, objectives: r.objectives, equal: r.equalShare },
+    }));
+  timings.groups = clock() - t;
+  const demos = await teacherDemonstrations(data, sftDemoOptions(config, modelConfig.maxPositions));
+  const contexts = longestContexts(rows, trainingContexts(demos.episodes, demos.policies, log.rows));
+  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data), log.rows, {
+    equalRewardGroups: groups,
+    longestContexts: contexts,
+  });
   sft.dispose();
   for (const m of trained.values()) m.dispose();
   progress({ stage: "done", step: 1, total: 1, info: {} });
@@ -468,6 +562,33 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
   ].join("\n");
 }
 
+function longestContextsSection(rows: readonly LongestContextRow[]): string {
+  return [
+    "## Longest contexts",
+    "",
+    "Tokens (context + generated) of the longest turn each agent met: in training, the SFT teacher demonstrations",
+    "under its context policy (the SFT weights saw both policies' demonstrations) and, for an RL agent, its RL",
+    "rollouts (memory context); in each test set, its own greedy episodes. `*`: longer than every training",
+    "context of that agent.",
+    "",
+    longestContextsMarkdown(rows),
+  ].join("\n");
+}
+
+function equalRewardGroupsSection(rows: readonly EqualRewardGroupsRow[]): string {
+  const r = rows[0]!;
+  return [
+    "## Groups with equal rewards",
+    "",
+    `G = ${r.groupSize} rollouts (temperature of RL) on each of the first ${r.groups} questions of every test set, memory`,
+    "context: the share of groups whose outcome rewards are all equal, where GRPO's advantage is 0 (in brackets the",
+    "share where every rollout is wrong), and the mean reward. The RL steps log the same share on their training",
+    "questions (`grpo/frac_zero_std`, per objective count `grpo/frac_zero_std_k{k}`).",
+    "",
+    equalRewardGroupsMarkdown(rows),
+  ].join("\n");
+}
+
 /**
  * Writes `eval.json`, `eval.md` and the run's figures ({@linkcode runFigures}: F1 and total
  * tokens vs objectives; the training reward, and reward / reference KL / policy loss, per step).
@@ -480,6 +601,8 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
  * @param diagnostic Teacher-forced accuracies per test set and agent (reported in eval.md).
  * @param unseen Words of each test set's questions that no training question contains (reported in eval.md).
  * @param metrics The run's `metrics.jsonl` rows (the training figures; none without RL rows).
+ * @param extra The share of equal-reward groups per agent and test set (`equalRewardGroups`) and the longest
+ *   training and test contexts per agent (`longestContexts`), each a section of eval.md and a field of eval.json.
  * @returns Nothing.
  *
  * @example
@@ -488,9 +611,15 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
  * import { writeEvalFiles } from "./pipeline.ts";
  *
  * const dir = await Deno.makeTempDir();
- * await writeEvalFiles(dir, [], {}, undefined, new Map([[1, []], [6, ["q5", "q6"]]]));
- * assert.match(await Deno.readTextFile(`${dir}/eval.md`), /\n- 6 objectives: `q5`, `q6`\n/);
- * assert.deepEqual(JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).unseen, { 1: [], 6: ["q5", "q6"] });
+ * await writeEvalFiles(dir, [], {}, undefined, new Map([[1, []], [6, ["q5", "q6"]]]), [], {
+ *   longestContexts: [{ agent: "SFT", contextPolicy: "full", sftDemos: 700, test: { 6: 1200 } }],
+ * });
+ * const md = await Deno.readTextFile(`${dir}/eval.md`);
+ * assert.match(md, /\n- 6 objectives: `q5`, `q6`\n/);
+ * assert.match(md, /## Longest contexts[\s\S]*\| SFT \(full\) \| 700 \| – \| 1200 \* \|/);
+ * const json = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`));
+ * assert.deepEqual(json.unseen, { 1: [], 6: ["q5", "q6"] });
+ * assert.equal(json.longestContexts[0].sftDemos, 700);
  * ```
  */
 export async function writeEvalFiles(
@@ -500,10 +629,15 @@ export async function writeEvalFiles(
   diagnostic?: readonly CopyDiagnostic[],
   unseen?: ReadonlyMap<number, readonly string[]>,
   metrics: readonly MetricsRow[] = [],
+  extra: { equalRewardGroups?: readonly EqualRewardGroupsRow[]; longestContexts?: readonly LongestContextRow[] } = {},
 ): Promise<void> {
   await Deno.writeTextFile(
     `${outDir}/eval.json`,
-    JSON.stringify({ rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen) }, null, 2),
+    JSON.stringify(
+      { rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen), ...extra },
+      null,
+      2,
+    ),
   );
   const figures = runFigures(rows, metrics);
   for (const [name, figure] of Object.entries(figures)) await Deno.writeTextFile(`${outDir}/${name}`, figure.svg);
@@ -531,6 +665,8 @@ export async function writeEvalFiles(
     researchCheckMarkdown(researchCheck(rows)),
     "",
     ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
+    ...(extra.longestContexts?.length ? [longestContextsSection(extra.longestContexts), ""] : []),
+    ...(extra.equalRewardGroups?.length ? [equalRewardGroupsSection(extra.equalRewardGroups), ""] : []),
     ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
     `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
     "",
