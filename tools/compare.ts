@@ -65,7 +65,7 @@ const result = await compareRun(dir, {
 for (const p of result.paired) {
   const f = (x: number) => x.toFixed(3);
   console.log(
-    `${p.objectives} objectives: MemPO − GRPO EM ${f(p.meanDiff)} [${f(p.ciLow)}, ${
+    `${p.objectives} objective${p.objectives === 1 ? "" : "s"}: MemPO − GRPO EM ${f(p.meanDiff)} [${f(p.ciLow)}, ${
       f(p.ciHigh)
     }] over ${p.pairs} pairs${p.excludesZero ? " (excludes 0)" : ""}`,
   );

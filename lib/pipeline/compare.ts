@@ -299,26 +299,26 @@ export function compareMarkdown(result: CompareResult): string {
   const n = (x: number) => x.toFixed(3);
   const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
   const first = paired[0];
+  const S = seeds.length;
   const out = [
     "# MemPO vs GRPO",
     "",
     `From ${result.run}'s SFT checkpoint, MemPO and GRPO trained at RL seeds ${
       seeds.join(", ")
-    } (\`rl.seed\`; all else as`,
-    `the run), each evaluated greedily on the first ${result.questions} questions of every test set under memory context`,
-    "(as `deno task train`). EM: mean per-objective exact match.",
+    } (\`rl.seed\`; all else`,
+    `as the run), each evaluated greedily on the first ${result.questions} questions of every test set under memory`,
+    "context (as `deno task train`). EM: mean per-objective exact match.",
     "",
-    "MemPO − GRPO: the difference of EM on each pair (the same seed and question), its mean over the pairs and a",
+    "MemPO − GRPO: the difference of EM on each pair (the same seed and question), its mean over the pairs, and a",
     `${Math.round(100 * (first?.level ?? 0.95))} % percentile bootstrap interval from ${
       (first?.resamples ?? 0).toLocaleString("en")
-    } resamples that draw seeds and questions`,
-    "with replacement, independently, and pair every drawn seed with every drawn question (a question is asked at",
-    "every seed, so it is resampled whole; seeds are resampled because RL seeds spread as much as the effect).",
-    `With ${seeds.length} seed${
-      seeds.length === 1 ? "" : "s"
-    } the seed part of the interval rests on ${seeds.length} RL run${seeds.length === 1 ? "" : "s"}: on crossed`,
-    "synthetic data the nominal 95 % interval covered the mean 77–90 % of the time at 3 seeds, 94 % at 10",
-    "(lib/eval/paired_bootstrap.ts). In brackets after it: the interval with the seeds fixed (questions only).",
+    } resamples that draw seeds and questions with replacement,`,
+    "independently, and pair every drawn seed with every drawn question (a question is asked at every seed, so it is",
+    "resampled whole; seeds are resampled because RL seeds spread as much as the effect). In brackets after it: the",
+    "interval with the seeds fixed (questions only), which leaves the seed spread out.",
+    `With ${S} seed${S === 1 ? "" : "s"} the seed part of the interval rests on ${S} RL run${S === 1 ? "" : "s"}: on`,
+    "crossed synthetic data the nominal 95 % interval covered the mean 77–90 % of the time at 3 seeds and 94 % at 10",
+    "(lib/eval/paired_bootstrap.ts).",
     "",
   ];
   for (const p of paired) {
