@@ -278,7 +278,13 @@ export {
   type SftConfig,
   validateConfig,
 } from "./lib/config/experiment.ts";
-export { type DemoOptions, tasksFromRecords, teacherDemonstrations, turnSequences } from "./lib/train/demos.ts";
+export {
+  type DemoOptions,
+  sftDemoOptions,
+  tasksFromRecords,
+  teacherDemonstrations,
+  turnSequences,
+} from "./lib/train/demos.ts";
 export { type SftLogRow, trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
 export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
 export { gaeTurnSequences, outcomeTurnSequences, type TurnSequence } from "./lib/train/rl_batch.ts";
@@ -325,6 +331,7 @@ export {
   equalRewardGroupsMarkdown,
   type EqualRewardGroupsOptions,
   type EqualRewardGroupsRow,
+  equalRewardOptions,
 } from "./lib/eval/equal_reward_groups.ts";
 export {
   type LongestContextRow,
@@ -360,12 +367,10 @@ export {
 export {
   checkRunTokenizer,
   ensureData,
-  equalRewardOptions,
   type PipelineOptions,
   type PipelineResult,
   type ProgressEvent,
   runPipeline,
-  sftDemoOptions,
   writeEvalFiles,
 } from "./lib/pipeline/pipeline.ts";
 export {

@@ -6,10 +6,10 @@ import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import { type Algorithm, resolveConfig } from "../lib/config/experiment.ts";
 import { copyDiagnostics } from "../lib/diagnostics/copy_diagnostic.ts";
 import { evalMarkdown, evaluateAgents, runAgents } from "../lib/eval/evaluate.ts";
-import { checkRunTokenizer, equalRewardOptions, sftDemoOptions, writeEvalFiles } from "../lib/pipeline/pipeline.ts";
-import { equalRewardGroups } from "../lib/eval/equal_reward_groups.ts";
+import { checkRunTokenizer, writeEvalFiles } from "../lib/pipeline/pipeline.ts";
+import { equalRewardGroups, equalRewardOptions } from "../lib/eval/equal_reward_groups.ts";
 import { longestContexts, trainingContexts } from "../lib/eval/longest_contexts.ts";
-import { teacherDemonstrations } from "../lib/train/demos.ts";
+import { sftDemoOptions, teacherDemonstrations } from "../lib/train/demos.ts";
 import type { Model } from "../lib/model/params.ts";
 
 const dir = Deno.args[0];

@@ -13,6 +13,7 @@ import { modelPolicy } from "../env/model_policy.ts";
 import { tasksFromRecords } from "../train/demos.ts";
 import { equalGroupShare } from "../train/metrics.ts";
 import type { AgentSpec } from "./evaluate.ts";
+import type { ExperimentConfig } from "../config/experiment.ts";
 
 /** Questions per test set that {@linkcode equalRewardGroups} samples by default (G rollouts each). */
 export const EQUAL_REWARD_QUESTIONS = 8;
@@ -141,8 +142,39 @@ export async function equalRewardGroups(
 }
 
 /**
- * The table of {@linkcode equalRewardGroups}: rows = agents, columns =
- * objective counts, each cell `equal % (all wrong %) / mean reward`.
+ * The options of a run's measurement: G and the temperature of its RL, the
+ * turn limits of its evaluation, and the first {@linkcode EQUAL_REWARD_QUESTIONS}
+ * (8) questions of each test set (fewer when `eval.questions` is smaller).
+ *
+ * Source: this package (issue 19: the share of GRPO groups with equal rewards per test size).
+ *
+ * @param config The experiment config.
+ * @returns The options of {@linkcode equalRewardGroups}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { equalRewardOptions } from "./equal_reward_groups.ts";
+ *
+ * assert.deepEqual(equalRewardOptions(resolveConfig("quick")), { questions: 4, groupSize: 4, temperature: 1, maxTurns: 12, maxTurnTokens: 64, seed: 0 });
+ * ```
+ */
+export function equalRewardOptions(config: ExperimentConfig): EqualRewardGroupsOptions {
+  return {
+    questions: Math.min(EQUAL_REWARD_QUESTIONS, config.eval.questions),
+    groupSize: config.rl.groupSize,
+    temperature: config.rl.temperature,
+    maxTurns: config.eval.maxTurns,
+    maxTurnTokens: config.eval.maxTurnTokens,
+    seed: config.seed,
+  };
+}
+
+/**
+ * eval.md's section on {@linkcode equalRewardGroups}: what was sampled, then
+ * a table with rows = agents, columns = objective counts, each cell
+ * `equal % (all wrong %) / mean reward`.
  *
  * Source: this package (eval.md's GRPO-signal table).
  *
@@ -155,6 +187,7 @@ export async function equalRewardGroups(
  * import { equalRewardGroupsMarkdown } from "./equal_reward_groups.ts";
  *
  * const md = equalRewardGroupsMarkdown([{ agent: "SFT", contextPolicy: "memory", objectives: 4, groups: 8, groupSize: 4, equalShare: 0.75, allWrongShare: 0.625, allRightShare: 0.125, rewardMean: 0.19 }]);
+ * assert.match(md, /^## Groups with equal rewards\n\nG = 4 rollouts .* first 8 questions/);
  * assert.match(md, /\| SFT \(memory\) \| 75 % \(63 % all wrong\) \/ 0.19 \|/);
  * ```
  */
@@ -164,6 +197,15 @@ export function equalRewardGroupsMarkdown(rows: readonly EqualRewardGroupsRow[])
   const agents = [...new Set(rows.map((r) => `${r.agent} (${r.contextPolicy})`))];
   const pct = (x: number) => `${Math.round(100 * x)} %`;
   const lines = [
+    "## Groups with equal rewards",
+    "",
+    `G = ${rows[0]!.groupSize} rollouts (at the RL temperature) on each of the first ${
+      rows[0]!.groups
+    } questions of every`,
+    "test set: the share of groups whose outcome rewards are all equal, where GRPO's advantage is 0 (in brackets the",
+    "share where every rollout is wrong), and the mean reward. The RL steps log the same share on their training",
+    "questions (`grpo/frac_zero_std`, per objective count `grpo/frac_zero_std_k{k}`).",
+    "",
     `| agent | ${ks.map((k) => `${k} obj`).join(" | ")} |`,
     `| --- | ${ks.map(() => "---").join(" | ")} |`,
   ];

@@ -135,9 +135,9 @@ export function longestContexts(rows: readonly EvalRow[], training: TrainingCont
 }
 
 /**
- * The table of {@linkcode longestContexts}: per agent, the longest training
- * contexts, then the longest of each test set; a test cell longer than every
- * training context of its agent is marked `*`.
+ * eval.md's section on {@linkcode longestContexts}: a table with, per agent,
+ * the longest training contexts, then the longest of each test set; a test
+ * cell longer than every training context of its agent is marked `*`.
  *
  * Source: this package (eval.md).
  *
@@ -150,6 +150,7 @@ export function longestContexts(rows: readonly EvalRow[], training: TrainingCont
  * import { longestContextsMarkdown } from "./longest_contexts.ts";
  *
  * const md = longestContextsMarkdown([{ agent: "SFT", contextPolicy: "full", sftDemos: 700, test: { 2: 400, 8: 1500 } }]);
+ * assert.match(md, /^## Longest contexts\n/);
  * assert.match(md, /\| SFT \(full\) \| 700 \| – \| 400 \| 1500 \* \|/);
  * ```
  */
@@ -158,6 +159,13 @@ export function longestContextsMarkdown(rows: readonly LongestContextRow[]): str
   const ks = [...new Set(rows.flatMap((r) => Object.keys(r.test).map(Number)))].sort((a, b) => a - b);
   const cell = (x: number | undefined) => (x === undefined ? "–" : String(Math.round(x)));
   const lines = [
+    "## Longest contexts",
+    "",
+    "Tokens (context + generated) of the longest turn each agent met: in training, the SFT teacher demonstrations",
+    "under its context policy (the SFT weights saw both policies' demonstrations) and, for an RL agent, its RL",
+    "rollouts (memory context); in each test set, its own greedy episodes. `*`: longer than every training context",
+    "of that agent.",
+    "",
     `| agent | trained: SFT demos | trained: RL rollouts | ${ks.map((k) => `test ${k} obj`).join(" | ")} |`,
     `| --- | --- | --- | ${ks.map(() => "---").join(" | ")} |`,
   ];

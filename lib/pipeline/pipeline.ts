@@ -17,7 +17,7 @@ import { copyModel, createModel, type Model, trainableVariables } from "../model
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
-import { type DemoOptions, teacherDemonstrations } from "../train/demos.ts";
+import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
 import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
@@ -26,10 +26,10 @@ import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts"
 import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
 import { runFigures } from "./run_figures.ts";
 import {
-  EQUAL_REWARD_QUESTIONS,
   equalRewardGroups,
   equalRewardGroupsMarkdown,
   type EqualRewardGroupsRow,
+  equalRewardOptions,
 } from "../eval/equal_reward_groups.ts";
 import {
   type LongestContextRow,
@@ -162,69 +162,6 @@ export async function ensureData(config: ExperimentConfig): Promise<LoadedData> 
   }
   await buildData(config.dataDir, config.seed, { ...config.data });
   return await loadData(config.dataDir);
-}
-
-/**
- * The SFT demonstrations' options of a run (the teacher, its imperfection,
- * the context limits): the SFT stage trains on them, and the evaluation
- * reads their longest contexts.
- *
- * Source: this package (MemPO's cold-start SFT on teacher trajectories).
- *
- * @param config The experiment config.
- * @param maxPositions The model's positions.
- * @returns `teacherDemonstrations`' options.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { resolveConfig } from "../config/experiment.ts";
- * import { sftDemoOptions } from "./pipeline.ts";
- *
- * const o = sftDemoOptions(resolveConfig("quick"), 2048);
- * assert.deepEqual([o.count, o.dropProbability, o.memory, o.maxTurnTokens], [200, 0.3, "state", 48]);
- * ```
- */
-export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): DemoOptions {
-  return {
-    count: config.sft.demos,
-    dropProbability: config.sft.dropProbability,
-    memory: config.sft.teacherMemory ?? "state",
-    seed: config.seed,
-    maxPositions,
-    maxTurnTokens: config.rl.maxTurnTokens,
-  };
-}
-
-/**
- * The options of the evaluation's equal-reward-group measurement
- * (`equalRewardGroups`): G and the temperature of the run's RL, the turn
- * limits of its evaluation, and the first `EQUAL_REWARD_QUESTIONS` (8)
- * questions of each test set (fewer when `eval.questions` is smaller).
- *
- * Source: this package (issue 19: the share of GRPO groups with equal rewards per test size).
- *
- * @param config The experiment config.
- * @returns The options.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { resolveConfig } from "../config/experiment.ts";
- * import { equalRewardOptions } from "./pipeline.ts";
- *
- * assert.deepEqual(equalRewardOptions(resolveConfig("quick")), { questions: 4, groupSize: 4, temperature: 1, maxTurns: 12, maxTurnTokens: 64, seed: 0 });
- * ```
- */
-export function equalRewardOptions(config: ExperimentConfig): Parameters<typeof equalRewardGroups>[2] {
-  return {
-    questions: Math.min(EQUAL_REWARD_QUESTIONS, config.eval.questions),
-    groupSize: config.rl.groupSize,
-    temperature: config.rl.temperature,
-    maxTurns: config.eval.maxTurns,
-    maxTurnTokens: config.eval.maxTurnTokens,
-    seed: config.seed,
-  };
 }
 
 class MetricsLog {
@@ -562,33 +499,6 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
   ].join("\n");
 }
 
-function longestContextsSection(rows: readonly LongestContextRow[]): string {
-  return [
-    "## Longest contexts",
-    "",
-    "Tokens (context + generated) of the longest turn each agent met: in training, the SFT teacher demonstrations",
-    "under its context policy (the SFT weights saw both policies' demonstrations) and, for an RL agent, its RL",
-    "rollouts (memory context); in each test set, its own greedy episodes. `*`: longer than every training",
-    "context of that agent.",
-    "",
-    longestContextsMarkdown(rows),
-  ].join("\n");
-}
-
-function equalRewardGroupsSection(rows: readonly EqualRewardGroupsRow[]): string {
-  const r = rows[0]!;
-  return [
-    "## Groups with equal rewards",
-    "",
-    `G = ${r.groupSize} rollouts (temperature of RL) on each of the first ${r.groups} questions of every test set, memory`,
-    "context: the share of groups whose outcome rewards are all equal, where GRPO's advantage is 0 (in brackets the",
-    "share where every rollout is wrong), and the mean reward. The RL steps log the same share on their training",
-    "questions (`grpo/frac_zero_std`, per objective count `grpo/frac_zero_std_k{k}`).",
-    "",
-    equalRewardGroupsMarkdown(rows),
-  ].join("\n");
-}
-
 /**
  * Writes `eval.json`, `eval.md` and the run's figures ({@linkcode runFigures}: F1 and total
  * tokens vs objectives; the training reward, and reward / reference KL / policy loss, per step).
@@ -665,8 +575,8 @@ export async function writeEvalFiles(
     researchCheckMarkdown(researchCheck(rows)),
     "",
     ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
-    ...(extra.longestContexts?.length ? [longestContextsSection(extra.longestContexts), ""] : []),
-    ...(extra.equalRewardGroups?.length ? [equalRewardGroupsSection(extra.equalRewardGroups), ""] : []),
+    ...(extra.longestContexts?.length ? [longestContextsMarkdown(extra.longestContexts), ""] : []),
+    ...(extra.equalRewardGroups?.length ? [equalRewardGroupsMarkdown(extra.equalRewardGroups), ""] : []),
     ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
     `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
     "",

@@ -11,6 +11,7 @@ import { type ContextPolicy } from "../env/context.ts";
 import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import type { LmSequence } from "./collate.ts";
+import type { ExperimentConfig } from "../config/experiment.ts";
 
 /**
  * Tasks for the agent loop from dataset records.
@@ -188,4 +189,36 @@ export async function teacherDemonstrations(
   }
   const kept = episodes.slice(0, count);
   return { sequences: turnSequences(kept), episodes: kept, policies: policyOf.slice(0, count) };
+}
+
+/**
+ * The SFT demonstrations' options of a run (the teacher, its imperfection,
+ * the context limits): the pipeline's SFT stage trains on them, and its
+ * evaluation reads their longest contexts.
+ *
+ * Source: this package (MemPO's cold-start SFT on teacher trajectories).
+ *
+ * @param config The experiment config.
+ * @param maxPositions The model's positions.
+ * @returns {@linkcode teacherDemonstrations}' options.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { sftDemoOptions } from "./demos.ts";
+ *
+ * const o = sftDemoOptions(resolveConfig("quick"), 2048);
+ * assert.deepEqual([o.count, o.dropProbability, o.memory, o.maxTurnTokens, o.maxPositions], [200, 0.3, "state", 48, 2048]);
+ * ```
+ */
+export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): DemoOptions {
+  return {
+    count: config.sft.demos,
+    dropProbability: config.sft.dropProbability,
+    memory: config.sft.teacherMemory ?? "state",
+    seed: config.seed,
+    maxPositions,
+    maxTurnTokens: config.rl.maxTurnTokens,
+  };
 }
