@@ -94,7 +94,10 @@ export {
   type CombineAdvantageInputs,
   type CombineAdvantageOptions,
   combineAdvantages,
+  type InfomemAdvantageInputs,
+  infomemAdvantages,
   type MemoryAdvantageInputs,
+  type MemoryAdvantageOptions,
   memoryAdvantages,
   type MemorySpan,
   spanLengthScales,
@@ -295,7 +298,13 @@ export {
   validateConfig,
 } from "./lib/config/experiment.ts";
 export { type ConfigField, configFields, configHelp } from "./lib/config/config_help.ts";
-export { type DemoOptions, tasksFromRecords, teacherDemonstrations, turnSequences } from "./lib/train/demos.ts";
+export {
+  type DemoOptions,
+  sftDemoOptions,
+  tasksFromRecords,
+  teacherDemonstrations,
+  turnSequences,
+} from "./lib/train/demos.ts";
 export { type SftLogRow, trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
 export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
 export { gaeTurnSequences, outcomeTurnSequences, type TurnSequence } from "./lib/train/rl_batch.ts";
@@ -307,7 +316,13 @@ export {
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
 export { mempoOptions, rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
-export { episodeMetrics, explainedVariance, type MetricsRow } from "./lib/train/metrics.ts";
+export {
+  episodeMetrics,
+  equalGroupMetrics,
+  equalGroupShare,
+  explainedVariance,
+  type MetricsRow,
+} from "./lib/train/metrics.ts";
 export {
   AGENT_NAMES,
   type AgentSpec,
@@ -317,12 +332,35 @@ export {
   runAgents,
 } from "./lib/eval/evaluate.ts";
 export {
-  type CompareResult,
+  type PairedComparison,
   researchCheck,
   researchCheckMarkdown,
   type ResearchCheckOptions,
   type ResearchClaim,
 } from "./lib/eval/research_check.ts";
+export {
+  bootstrapMeans,
+  type BootstrapResample,
+  pairedBootstrap,
+  type PairedBootstrapOptions,
+  type PairedBootstrapResult,
+  quantile,
+} from "./lib/eval/paired_bootstrap.ts";
+export {
+  EQUAL_REWARD_QUESTIONS,
+  equalRewardGroups,
+  equalRewardGroupsMarkdown,
+  type EqualRewardGroupsOptions,
+  type EqualRewardGroupsRow,
+  equalRewardOptions,
+} from "./lib/eval/equal_reward_groups.ts";
+export {
+  type LongestContextRow,
+  longestContexts,
+  longestContextsMarkdown,
+  type TrainingContexts,
+  trainingContexts,
+} from "./lib/eval/longest_contexts.ts";
 export {
   type CopyAccuracy,
   copyAccuracy,
@@ -356,6 +394,14 @@ export {
   runPipeline,
   writeEvalFiles,
 } from "./lib/pipeline/pipeline.ts";
+export {
+  compareMarkdown,
+  type CompareOptions,
+  type ComparePaired,
+  type CompareResult,
+  type CompareRow,
+  compareRun,
+} from "./lib/pipeline/compare.ts";
 export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
 export { RL_STEP_AXIS, runFigures } from "./lib/pipeline/run_figures.ts";
 export { readRunConfig } from "./lib/pipeline/run_config.ts";

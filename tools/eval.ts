@@ -10,6 +10,9 @@ import { evalMarkdown, evaluateAgents, runAgents } from "../lib/eval/evaluate.ts
 import { checkRunTokenizer, writeEvalFiles } from "../lib/pipeline/pipeline.ts";
 import { readRunConfig } from "../lib/pipeline/run_config.ts";
 import { runTask } from "../lib/cli/task.ts";
+import { equalRewardGroups, equalRewardOptions } from "../lib/eval/equal_reward_groups.ts";
+import { longestContexts, trainingContexts } from "../lib/eval/longest_contexts.ts";
+import { sftDemoOptions, teacherDemonstrations } from "../lib/train/demos.ts";
 import type { Model } from "../lib/model/params.ts";
 
 const TASK = {
@@ -60,14 +63,22 @@ await runTask(TASK, async ({ positionals }) => {
       (text) => text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)),
       () => [],
     );
-    await writeEvalFiles(
-      dir,
-      rows,
-      { eval: (performance.now() - t0) / 1000 },
-      diagnostic,
-      unseenTestWords(data),
-      metrics,
+    const timings: Record<string, number> = { eval: (performance.now() - t0) / 1000 };
+    // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
+    const t1 = performance.now();
+    const groups = await equalRewardGroups(
+      agents.filter((a) => "model" in a && a.contextPolicy === "memory"),
+      data,
+      equalRewardOptions(config),
+      (r) => console.log(`${r.agent} ${r.objectives} obj: ${(100 * r.equalShare).toFixed(0)} % of groups equal`),
     );
+    timings.groups = (performance.now() - t1) / 1000;
+    const demos = await teacherDemonstrations(data, sftDemoOptions(config, sft.config.maxPositions));
+    const contexts = longestContexts(rows, trainingContexts(demos.episodes, demos.policies, metrics));
+    await writeEvalFiles(dir, rows, timings, diagnostic, unseenTestWords(data), metrics, {
+      equalRewardGroups: groups,
+      longestContexts: contexts,
+    });
     console.log(evalMarkdown(rows));
     console.log(`wrote ${dir}/eval.md, eval.json and its figures`);
   } finally {

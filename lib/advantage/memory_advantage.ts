@@ -23,7 +23,9 @@ export interface MemoryAdvantageOptions extends GrpoAdvantageOptions {
   /**
    * What a memory is compared with (nested rewards only): `"question"`, every
    * turn of every trajectory of its question (MemPO); `"turn"`, the memories
-   * written at the same turn index of the same question's trajectories. @default "question"
+   * written at the same turn index of the same question's trajectories
+   * (normalising per turn index is biased when the policy controls how many
+   * turns it takes: verl issue #7244). @default "question"
    */
   pool?: "question" | "turn";
 }
@@ -41,8 +43,15 @@ export interface MemoryAdvantageOptions extends GrpoAdvantageOptions {
  * The `"turn"` pool is not MemPO's: a later memory must carry more answers
  * and its full history holds more documents, so R^M falls with the turn
  * index, and the question pool turns "written late" into a negative advantage.
+ * The turn pool has its own bias: normalising per-turn advantages per turn
+ * index is biased when turn counts vary (verl issue #7244): how many turn
+ * cells a trajectory enters, and so how many baselines it is measured
+ * against, is set by the turn at which the policy itself chose to stop, which
+ * makes the baseline depend on the action and rewards or penalises taking
+ * another turn. Neither pool is free of bias; the question pool is MemPO's.
  *
- * Source: MemPO (arXiv:2603.00680), memory-level advantage; seed note 000 §1.3.
+ * Source: MemPO (arXiv:2603.00680), memory-level advantage; seed note 000 §1.3;
+ * verl issue #7244 (per-turn-index normalisation under variable turn counts).
  * Reference: MemPO `compute_grpo_memory_advantage` (calls the GRPO normaliser).
  *
  * @param inputs Memory rewards and their question ids.
@@ -119,6 +128,90 @@ export function memoryAdvantages(
   const adv = grpoAdvantages(flat, ids, normaliser);
   let k = 0;
   return (rewards as (readonly (number | null)[])[]).map((row) => row.map((r) => (r === null ? null : adv[k++]!)));
+}
+
+/** Inputs of {@linkcode infomemAdvantages}. */
+export interface InfomemAdvantageInputs {
+  /** R^M per trajectory and turn, `[N][turns]`, `null` where a turn has no memory reward. */
+  rewards: readonly (readonly (number | null)[])[];
+  /** The question of each trajectory, `[N]`. */
+  groupIds: readonly (string | number)[];
+  /** The outcome reward of each trajectory, `[N]` (1 = right). */
+  outcomes: readonly number[];
+}
+
+/**
+ * InfoMem's gate on MemPO's memory advantage: memory rewards count only on
+ * trajectories whose outcome is right, and are normalised (with the GRPO
+ * normaliser, pooled as {@linkcode memoryAdvantages} pools) among those
+ * before they are combined with the outcome advantage.
+ *
+ * ```text
+ * right(i)  = outcome_i = 1
+ * A^M(i, t) = memoryAdvantages({R^M(j, s) : right(j)})(i, t)   if right(i) and R^M(i, t) ≠ null
+ *           = 0                                                if not right(i) and R^M(i, t) ≠ null
+ *           = null                                             where R^M(i, t) = null (no memory credit)
+ * then, as MemPO:  finalAdv = A^T + memCoef · A^M on the ⟨mem⟩ span of turn t (combineAdvantages)
+ * ```
+ *
+ * A wrong trajectory's memories get no memory advantage (only A^T, which is
+ * negative or 0), so the memory credit can never push up a memory that did not
+ * lead to a right answer: its anchor is the outcome. When every trajectory is
+ * right this is MemPO's memory advantage exactly.
+ *
+ * The InfoMem paper rewards the final memory of chunk-wise memory agents by
+ * the gain in the answer's per-token log-likelihood, "only to successful
+ * trajectories" and "normalized before reward composition" (its abstract);
+ * its exact normaliser could not be read here, so this is this package's
+ * reading of that sentence on MemPO's per-turn R^M: the gate on the outcome
+ * and the same GRPO normaliser (ε, std convention, pool) as MemPO's.
+ *
+ * Shapes: `rewards [N][turns]`, `groupIds [N]`, `outcomes [N]` → `[N][turns]`.
+ *
+ * Source: Han et al. 2026 (InfoMem, arXiv:2606.03329), abstract; MemPO (arXiv:2603.00680) for R^M and A^M.
+ *
+ * @param inputs Memory rewards, question ids and outcome rewards.
+ * @param options The normaliser and pool (as {@linkcode memoryAdvantages}).
+ * @returns A^M per trajectory and turn (`null` kept; 0 on wrong trajectories).
+ *
+ * @example Three trajectories of one question; the second is wrong
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { assertAllClose } from "../testing/all_close.ts";
+ * import { infomemAdvantages } from "./memory_advantage.ts";
+ *
+ * const a = infomemAdvantages({
+ *   rewards: [[null, 0.1, 0.3], [null, 0.9], [null, -0.1]],
+ *   groupIds: ["q", "q", "q"],
+ *   outcomes: [1, 0, 1],
+ * }, { epsilon: 0 });
+ * // pool of the right trajectories {0.1, 0.3, −0.1}: μ = 0.1, Bessel σ = 0.2; the wrong one's 0.9 is left out
+ * assertAllClose([a[0]![1], a[0]![2], a[2]![1]] as number[], [0, 1, -1]);
+ * assert.deepEqual(a[1], [null, 0]);
+ * assert.equal(a[0]![0], null);
+ * ```
+ */
+export function infomemAdvantages(
+  inputs: InfomemAdvantageInputs,
+  options: MemoryAdvantageOptions = {},
+): (number | null)[][] {
+  const { rewards, groupIds, outcomes } = inputs;
+  const fn = "infomemAdvantages";
+  if (!Array.isArray(rewards) || !rewards.every((row) => Array.isArray(row))) {
+    throw new TypeError(`Cannot compute ${fn}: rewards must be per trajectory and turn ([N][turns])`);
+  }
+  const N = assertVector(outcomes, "outcomes", fn);
+  if (N !== rewards.length) {
+    throw new TypeError(
+      `Cannot compute ${fn}: outcomes must have one reward per trajectory (${rewards.length}), current length is ${N}`,
+    );
+  }
+  const right = outcomes.map((o) => o === 1);
+  const gated = memoryAdvantages({
+    rewards: rewards.map((row, i) => (right[i] ? row : row.map(() => null))),
+    groupIds,
+  }, options);
+  return rewards.map((row, i) => (right[i] ? gated[i]! : row.map((r) => (r === null ? null : 0))));
 }
 
 /**

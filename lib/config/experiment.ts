@@ -166,6 +166,11 @@ export const RL_CONFIG_SCHEMA = section({
       "MemPO: A^M on every token of a <mem> span (MemPO, token) or scaled by mean length / length so every span weighs the same (span).",
     unset: "token",
   }),
+  memCredit: oneOf(["mempo", "infomem"]).optional().meta({
+    description: "MemPO: the memory credit: MemPO's (every memory's R^M pooled per question) or InfoMem's (R^M " +
+      "only on trajectories whose outcome is right, A^M = 0 on the others; arXiv:2606.03329).",
+    unset: "mempo",
+  }),
   worlds: oneOf(["main", "all"]).optional().meta({
     description: "Where RL questions come from: the main world's training questions, or every world's.",
     unset: "main",

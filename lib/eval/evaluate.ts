@@ -107,6 +107,10 @@ export interface EvalRow {
   totalTokens: number;
   /** Mean peak context per episode. */
   peakContext: number;
+  /** The longest context of the set: the largest peak context of its episodes. */
+  maxPeakContext?: number;
+  /** Each question's mean EM over its objectives, in test-set order (`em` is their mean; paired comparisons). */
+  questionEm?: number[];
   /** Episodes run. */
   episodes: number;
   /** A sample transcript (the first episode's turns). */
@@ -163,6 +167,8 @@ export async function evaluateAgents(
         reward: mean((e) => e.reward),
         totalTokens: mean((e) => e.totalTokens),
         peakContext: mean((e) => e.peakContext),
+        maxPeakContext: eps.reduce((a, e) => Math.max(a, e.peakContext), 0),
+        questionEm: eps.map((e) => avg(e.score.em)),
         episodes: eps.length,
         sample: eps[0]?.turns.map((t) => t.text),
       };

@@ -21,7 +21,7 @@ export interface ResearchClaim {
 }
 
 /** The paired comparison of `deno task compare` (the part the research check reads). */
-export interface CompareResult {
+export interface PairedComparison {
   /** RL seeds compared. */
   seeds: number[];
   /** EM and F1 per objective count, agent and seed. */
@@ -33,7 +33,7 @@ export interface CompareResult {
 /** Options of {@linkcode researchCheck}. */
 export interface ResearchCheckOptions {
   /** The paired multi-seed comparison (`compare.json`), for the claims that need more than one RL seed. */
-  compare?: CompareResult;
+  compare?: PairedComparison;
   /** Objective counts the RL and MemPO-vs-GRPO claims average over. @default [4, 6, 8] */
   longObjectives?: number[];
 }

@@ -283,7 +283,7 @@ export function renderOverrides(overrides: readonly VerlOverride[], notes: reado
  * `rl.mem*` fields through the same mapping the trainer uses (`mempoOptions`).
  *
  * ```text
- * mem_coef ← memCoef, threshold ← memThreshold (null: off), coverage ← memCoverage, pool ← memPool,
+ * variant ← memCredit, mem_coef ← memCoef, threshold ← memThreshold (null: off), coverage ← memCoverage, pool ← memPool,
  * close_tag ← memCloseTag, span_weight ← memSpanWeight, epsilon ← epsilon, std ← std
  * ```
  *
@@ -305,7 +305,7 @@ export function mempoJson(config: ExperimentConfig): Record<string, unknown> {
   const { credit, sequences } = mempoOptions(config.rl);
   return {
     _from: "mempo-lab rl.mem* fields (see mempo_verl/options.py FIELDS)",
-    variant: "mempo",
+    variant: credit.variant ?? "mempo",
     mem_coef: sequences.memCoef ?? 1,
     threshold: credit.threshold ?? null,
     coverage: credit.coverage ?? false,

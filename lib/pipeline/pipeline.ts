@@ -38,7 +38,7 @@ import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
-import { teacherDemonstrations } from "../train/demos.ts";
+import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
 import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
@@ -46,6 +46,18 @@ import type { MetricsRow } from "../train/metrics.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
 import { runFigures } from "./run_figures.ts";
+import {
+  equalRewardGroups,
+  equalRewardGroupsMarkdown,
+  type EqualRewardGroupsRow,
+  equalRewardOptions,
+} from "../eval/equal_reward_groups.ts";
+import {
+  type LongestContextRow,
+  longestContexts,
+  longestContextsMarkdown,
+  trainingContexts,
+} from "../eval/longest_contexts.ts";
 import { inductionSequences } from "../train/copy_task.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 
@@ -78,6 +90,8 @@ export interface PipelineOptions {
   shouldStop?: () => boolean;
   /** Stop after this many RL steps in total (tests of interruption). */
   stopAfterRlSteps?: number;
+  /** Run the evaluation stage (false: stop after RL, as `deno task compare` does; it evaluates its own agents). @default true */
+  evaluate?: boolean;
 }
 
 /** What {@linkcode runPipeline} returns. */
@@ -395,14 +409,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       sft = createModel(modelConfig, { seed: config.seed, name: "sft" });
       optimizer = createAdamW(trainableVariables(sft), { lr: config.sft.lr });
     }
-    const { sequences: demos } = await teacherDemonstrations(data, {
-      count: config.sft.demos,
-      dropProbability: config.sft.dropProbability,
-      memory: config.sft.teacherMemory ?? "state",
-      seed: config.seed,
-      maxPositions: modelConfig.maxPositions,
-      maxTurnTokens: config.rl.maxTurnTokens,
-    });
+    const { sequences: demos } = await teacherDemonstrations(data, sftDemoOptions(config, modelConfig.maxPositions));
     // induction sequences mixed into SFT keep the copying circuit the warm-up formed
     const mix = Math.round((config.sft.inductionMix ?? 0) * demos.length);
     const sequences = mix > 0
@@ -569,6 +576,13 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     timings[algorithm] = clock() - t;
   }
 
+  if (options.evaluate === false) {
+    sft.dispose();
+    for (const m of trained.values()) m.dispose();
+    progress({ stage: "done", step: 1, total: 1, info: {} });
+    return { completed: true, timings };
+  }
+
   // evaluation (a stop asked for during the last RL step is honoured here: every stage is checkpointed)
   if (stop()) {
     sft.dispose();
@@ -602,7 +616,24 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   });
   timings.eval = clock() - t;
   const metricsRows = (await readMetrics(metricsPath)).rows; // the training curves
-  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data), metricsRows);
+  // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
+  t = clock();
+  const sampled = agents.filter((a) => "model" in a && a.contextPolicy === "memory");
+  let measured = 0;
+  const groups = await equalRewardGroups(sampled, data, equalRewardOptions(config), (r) =>
+    progress({
+      stage: "groups",
+      step: ++measured,
+      total: sampled.length * data.test.size,
+      info: { agent: r.agent, objectives: r.objectives, equal: r.equalShare },
+    }));
+  timings.groups = clock() - t;
+  const demos = await teacherDemonstrations(data, sftDemoOptions(config, modelConfig.maxPositions));
+  const contexts = longestContexts(rows, trainingContexts(demos.episodes, demos.policies, metricsRows));
+  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data), metricsRows, {
+    equalRewardGroups: groups,
+    longestContexts: contexts,
+  });
   sft.dispose();
   for (const m of trained.values()) m.dispose();
   progress({ stage: "done", step: 1, total: 1, info: {} });
@@ -635,6 +666,8 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
  * @param diagnostic Teacher-forced accuracies per test set and agent (reported in eval.md).
  * @param unseen Words of each test set's questions that no training question contains (reported in eval.md).
  * @param metrics The run's `metrics.jsonl` rows (the training figures; none without RL rows).
+ * @param extra The share of equal-reward groups per agent and test set (`equalRewardGroups`) and the longest
+ *   training and test contexts per agent (`longestContexts`), each a section of eval.md and a field of eval.json.
  * @returns Nothing.
  *
  * @example
@@ -643,9 +676,15 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
  * import { writeEvalFiles } from "./pipeline.ts";
  *
  * const dir = await Deno.makeTempDir();
- * await writeEvalFiles(dir, [], {}, undefined, new Map([[1, []], [6, ["q5", "q6"]]]));
- * assert.match(await Deno.readTextFile(`${dir}/eval.md`), /\n- 6 objectives: `q5`, `q6`\n/);
- * assert.deepEqual(JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).unseen, { 1: [], 6: ["q5", "q6"] });
+ * await writeEvalFiles(dir, [], {}, undefined, new Map([[1, []], [6, ["q5", "q6"]]]), [], {
+ *   longestContexts: [{ agent: "SFT", contextPolicy: "full", sftDemos: 700, test: { 6: 1200 } }],
+ * });
+ * const md = await Deno.readTextFile(`${dir}/eval.md`);
+ * assert.match(md, /\n- 6 objectives: `q5`, `q6`\n/);
+ * assert.match(md, /## Longest contexts[\s\S]*\| SFT \(full\) \| 700 \| – \| 1200 \* \|/);
+ * const json = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`));
+ * assert.deepEqual(json.unseen, { 1: [], 6: ["q5", "q6"] });
+ * assert.equal(json.longestContexts[0].sftDemos, 700);
  * ```
  */
 export async function writeEvalFiles(
@@ -655,10 +694,15 @@ export async function writeEvalFiles(
   diagnostic?: readonly CopyDiagnostic[],
   unseen?: ReadonlyMap<number, readonly string[]>,
   metrics: readonly MetricsRow[] = [],
+  extra: { equalRewardGroups?: readonly EqualRewardGroupsRow[]; longestContexts?: readonly LongestContextRow[] } = {},
 ): Promise<void> {
   await writeFileAtomic(
     `${outDir}/eval.json`,
-    JSON.stringify({ rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen) }, null, 2),
+    JSON.stringify(
+      { rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen), ...extra },
+      null,
+      2,
+    ),
   );
   faultPoint("eval-files");
   const figures = runFigures(rows, metrics);
@@ -688,6 +732,8 @@ export async function writeEvalFiles(
     researchCheckMarkdown(researchCheck(rows)),
     "",
     ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
+    ...(extra.longestContexts?.length ? [longestContextsMarkdown(extra.longestContexts), ""] : []),
+    ...(extra.equalRewardGroups?.length ? [equalRewardGroupsMarkdown(extra.equalRewardGroups), ""] : []),
     ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
     `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
     "",

@@ -11,6 +11,7 @@ import { type ContextPolicy } from "../env/context.ts";
 import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import type { LmSequence } from "./collate.ts";
+import type { ExperimentConfig } from "../config/experiment.ts";
 
 /**
  * Tasks for the agent loop from dataset records.
@@ -130,7 +131,7 @@ export interface DemoOptions {
  *
  * @param data Loaded data.
  * @param options Count, imperfection, seed, policies.
- * @returns Sequences and episodes.
+ * @returns Sequences, episodes, and the context policy of each episode.
  *
  * @example
  * ```ts
@@ -140,8 +141,9 @@ export interface DemoOptions {
  *
  * const dir = await Deno.makeTempDir();
  * await buildData(dir, 1, { trainCount: 8, testCount: 1 });
- * const { sequences, episodes } = await teacherDemonstrations(await loadData(dir), { count: 8, dropProbability: 0, seed: 1 });
+ * const { sequences, episodes, policies } = await teacherDemonstrations(await loadData(dir), { count: 8, dropProbability: 0, seed: 1 });
  * assert.equal(episodes.length, 8);
+ * assert.deepEqual(policies, ["memory", "memory", "memory", "memory", "full", "full", "full", "full"]);
  * // 4 memory episodes of ≥ 3 turns (≥ 2 sequences each), 4 full-history episodes (1 each)
  * assert.ok(sequences.length >= 12);
  * ```
@@ -149,7 +151,7 @@ export interface DemoOptions {
 export async function teacherDemonstrations(
   data: LoadedData,
   options: DemoOptions,
-): Promise<{ sequences: LmSequence[]; episodes: Episode[] }> {
+): Promise<{ sequences: LmSequence[]; episodes: Episode[]; policies: ContextPolicy[] }> {
   const {
     count,
     dropProbability,
@@ -165,22 +167,58 @@ export async function teacherDemonstrations(
     ? [{ train: options.records, search: data.search }]
     : [{ train: data.train, search: data.search }, ...data.aux];
   const episodes: Episode[] = [];
+  const policyOf: ContextPolicy[] = [];
   const per = Math.ceil(count / policies.length);
   for (const [p, contextPolicy] of policies.entries()) {
     for (const [w, world] of worlds.entries()) {
       const n = Math.floor(per / worlds.length) + (w < per % worlds.length ? 1 : 0);
       const records = Array.from({ length: n }, (_, i) => world.train[(p * n + i) % world.train.length]!);
-      episodes.push(
-        ...await runEpisodes(teacher, tasksFromRecords(records), { tokenizer: data.tokenizer, search: world.search }, {
-          contextPolicy,
-          maxTurns,
-          seed,
-          maxPositions,
-          maxTurnTokens,
-        }),
-      );
+      const run = await runEpisodes(teacher, tasksFromRecords(records), {
+        tokenizer: data.tokenizer,
+        search: world.search,
+      }, {
+        contextPolicy,
+        maxTurns,
+        seed,
+        maxPositions,
+        maxTurnTokens,
+      });
+      episodes.push(...run);
+      policyOf.push(...run.map(() => contextPolicy));
     }
   }
   const kept = episodes.slice(0, count);
-  return { sequences: turnSequences(kept), episodes: kept };
+  return { sequences: turnSequences(kept), episodes: kept, policies: policyOf.slice(0, count) };
+}
+
+/**
+ * The SFT demonstrations' options of a run (the teacher, its imperfection,
+ * the context limits): the pipeline's SFT stage trains on them, and its
+ * evaluation reads their longest contexts.
+ *
+ * Source: this package (MemPO's cold-start SFT on teacher trajectories).
+ *
+ * @param config The experiment config.
+ * @param maxPositions The model's positions.
+ * @returns {@linkcode teacherDemonstrations}' options.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { sftDemoOptions } from "./demos.ts";
+ *
+ * const o = sftDemoOptions(resolveConfig("quick"), 2048);
+ * assert.deepEqual([o.count, o.dropProbability, o.memory, o.maxTurnTokens, o.maxPositions], [200, 0.3, "state", 48, 2048]);
+ * ```
+ */
+export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): DemoOptions {
+  return {
+    count: config.sft.demos,
+    dropProbability: config.sft.dropProbability,
+    memory: config.sft.teacherMemory ?? "state",
+    seed: config.seed,
+    maxPositions,
+    maxTurnTokens: config.rl.maxTurnTokens,
+  };
 }

@@ -12,7 +12,7 @@ import { scoreContinuations } from "../model/score.ts";
 import type { Episode } from "../env/rollout.ts";
 import { memoryRewardPairs } from "../env/memory_inputs.ts";
 import { memoryReward } from "../advantage/memory_reward.ts";
-import { type MemoryAdvantageOptions, memoryAdvantages } from "../advantage/memory_advantage.ts";
+import { infomemAdvantages, type MemoryAdvantageOptions, memoryAdvantages } from "../advantage/memory_advantage.ts";
 
 /** Memory rewards and advantages per episode and turn (`null`: no memory credit). */
 export interface MemoryCredit {
@@ -32,6 +32,11 @@ export interface MemoryCreditOptions extends MemoryAdvantageOptions {
   coverage?: boolean;
   /** Sequences per scoring forward. @default 32 */
   batchSize?: number;
+  /**
+   * `"mempo"`: A^M from every trajectory's memories (MemPO, `memoryAdvantages`); `"infomem"`: only from the
+   * trajectories whose outcome reward is 1, 0 on the others (`infomemAdvantages`). @default "mempo"
+   */
+  variant?: "mempo" | "infomem";
 }
 
 /**
@@ -40,15 +45,16 @@ export interface MemoryCreditOptions extends MemoryAdvantageOptions {
  * ```text
  * for each turn t ≥ 2 with ⟨mem⟩:  R^M = P_mem(t) − P_full(t)      (one batched scoring of 2N pairs)
  * A^M = GRPO-normalise(R^M pooled over all turns of all trajectories of the same question)   (pool "turn": same turn index)
+ * variant "infomem": only trajectories with outcome reward 1 enter the pools; the others' A^M = 0
  * ```
  *
- * Source: MemPO (arXiv:2603.00680); seed notes 000 §1.3 and 002 (A1–A3).
+ * Source: MemPO (arXiv:2603.00680); seed notes 000 §1.3 and 002 (A1–A3); InfoMem (arXiv:2606.03329) for `variant`.
  * Reference: MemPO `_postprocess` + `compute_grpo_memory_advantage`.
  *
  * @param model The policy (rollout weights).
  * @param episodes Finished episodes.
  * @param tokenizer The tokenizer.
- * @param options Normaliser options, pool, threshold, batch size.
+ * @param options Normaliser options, pool, threshold, batch size, variant.
  * @returns Per-turn rewards, advantages and summary statistics.
  *
  * @example Episodes without a second turn get no memory credit
@@ -74,7 +80,14 @@ export async function computeMemoryCredit(
   tokenizer: Tokenizer,
   options: MemoryCreditOptions = {},
 ): Promise<MemoryCredit> {
-  const { threshold, coverage = false, batchSize = 32, ...normaliser } = options;
+  const { threshold, coverage = false, batchSize = 32, variant = "mempo", ...normaliser } = options;
+  if (variant !== "mempo" && variant !== "infomem") {
+    throw new RangeError(
+      `Cannot compute computeMemoryCredit: variant must be "mempo" or "infomem", current value is ${
+        JSON.stringify(variant)
+      }`,
+    );
+  }
   const pairs = episodes.flatMap((e) => memoryRewardPairs(e, tokenizer, model.config.maxPositions));
   const rewards: (number | null)[][] = episodes.map((e) => e.turns.map(() => null));
   const empty = { rewardMean: 0, rewardStd: 0, pMem: 0, pFull: 0, turns: 0 };
@@ -93,7 +106,10 @@ export async function computeMemoryCredit(
   }, { ...(threshold === undefined ? {} : { threshold }), coverage });
   const index = new Map(episodes.map((e, i) => [e.id, i]));
   pairs.forEach((p, k) => (rewards[index.get(p.episode)!]![p.turn] = r.reward[k]!));
-  const advantages = memoryAdvantages({ rewards, groupIds: episodes.map((e) => e.task.groupId) }, normaliser);
+  const groupIds = episodes.map((e) => e.task.groupId);
+  const advantages = variant === "infomem"
+    ? infomemAdvantages({ rewards, groupIds, outcomes: episodes.map((e) => e.reward) }, normaliser)
+    : memoryAdvantages({ rewards, groupIds }, normaliser);
   const mean = r.reward.reduce((a, b) => a + b, 0) / r.reward.length;
   const std = Math.sqrt(r.reward.reduce((a, b) => a + (b - mean) ** 2, 0) / r.reward.length);
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -17,6 +17,7 @@ import type { Episode } from "../env/rollout.ts";
  * | `rollout/em`, `rollout/f1` | mean per-objective EM / F1 |
  * | `rollout/format_valid` | share of episodes that passed `validateFormat` |
  * | `rollout/turns`, `rollout/total_tokens`, `rollout/peak_context` | per-episode means |
+ * | `rollout/peak_context_max` | the step's longest context (largest peak context of its episodes) |
  * | `rollout/sampled_tokens` | policy tokens trained on |
  * | `ppo/clip_fraction`, `ppo/approx_kl` (k1, old − new) | verl diagnostics |
  * | `kl/ref` | mean reference KL (the configured estimator) |
@@ -24,7 +25,8 @@ import type { Episode } from "../env/rollout.ts";
  * | `loss/policy`, `loss/value` | losses |
  * | `value/explained_variance` | PPO critic quality |
  * | `memory/reward_mean`, `memory/reward_std`, `memory/p_mem`, `memory/p_full`, `memory/turns` | MemPO memory reward |
- * | `grpo/frac_zero_std` | share of groups whose rewards were all equal |
+ * | `grpo/frac_zero_std` | share of groups whose rewards were all equal (`equalGroupShare`) |
+ * | `grpo/frac_zero_std_k{k}` | the same over the step's questions of k objectives (only the counts drawn) |
  * | `train/skipped` | 1 when a NaN/Inf loss skipped the update |
  * | `time/rollout`, `time/memory_reward`, `time/advantages`, `time/update`, `time/step` | seconds |
  */
@@ -87,5 +89,85 @@ export function episodeMetrics(episodes: readonly Episode[]): MetricsRow {
     "rollout/turns": mean((e) => e.turns.length),
     "rollout/total_tokens": mean((e) => e.totalTokens),
     "rollout/peak_context": mean((e) => e.peakContext),
+    "rollout/peak_context_max": episodes.reduce((a, e) => Math.max(a, e.peakContext), 0),
   };
+}
+
+/**
+ * The share of groups whose scores are all equal: GRPO gives each such group
+ * zero advantage, so its episodes teach nothing (a group of one counts as equal).
+ *
+ * ```text
+ * share = |{g : s_i = s_j for all i, j in g}| / |groups|      (0 when there are no groups)
+ * ```
+ *
+ * Source: DAPO (arXiv:2503.14476) §3.2 (groups of all-right or all-wrong answers give no gradient);
+ * verl logs the same share of zero-std groups.
+ *
+ * @param scores One score per episode, `[N]`.
+ * @param groupIds The group (question) of each episode, `[N]`.
+ * @returns The share and the number of groups.
+ *
+ * @example Groups a = {1, 1} (equal), b = {0, 1}, c = {0} (alone: equal)
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { equalGroupShare } from "./metrics.ts";
+ *
+ * assert.deepEqual(equalGroupShare([1, 1, 0, 1, 0], ["a", "a", "b", "b", "c"]), { share: 2 / 3, groups: 3 });
+ * ```
+ */
+export function equalGroupShare(
+  scores: readonly number[],
+  groupIds: readonly (string | number)[],
+): { share: number; groups: number } {
+  if (scores.length !== groupIds.length) {
+    throw new TypeError(
+      `Cannot compute equalGroupShare: groupIds must have one id per score (${scores.length}), current length is ${groupIds.length}`,
+    );
+  }
+  const byGroup = new Map<string | number, number[]>();
+  groupIds.forEach((g, i) => byGroup.set(g, [...(byGroup.get(g) ?? []), scores[i]!]));
+  const equal = [...byGroup.values()].filter((s) => s.every((x) => x === s[0])).length;
+  return { share: byGroup.size === 0 ? 0 : equal / byGroup.size, groups: byGroup.size };
+}
+
+/**
+ * The GRPO group metrics of one RL step: the share of groups whose outcome
+ * rewards are all equal ({@linkcode equalGroupShare}), over all the step's
+ * questions and over those of each objective count (a group's episodes share
+ * one question, so one count).
+ *
+ * ```text
+ * grpo/frac_zero_std      = equalGroupShare(rewards, groups)
+ * grpo/frac_zero_std_k{k} = equalGroupShare over the episodes whose question has k objectives   (counts drawn only)
+ * ```
+ *
+ * Source: DAPO (arXiv:2503.14476) §3.2; verl's zero-std group share.
+ *
+ * @param episodes The step's episodes (`reward`, `task.groupId`, and `score.em`: one entry per objective).
+ * @returns The metrics.
+ *
+ * @example Question 0 (1 objective) all right, question 1 (2 objectives) mixed
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { equalGroupMetrics } from "./metrics.ts";
+ *
+ * const ep = (groupId: number, reward: number, em: number[]) => ({ reward, task: { groupId }, score: { em } }) as never;
+ * assert.deepEqual(equalGroupMetrics([ep(0, 1, [1]), ep(0, 1, [1]), ep(1, 0, [1, 0]), ep(1, 1, [1, 1])]), {
+ *   "grpo/frac_zero_std": 0.5,
+ *   "grpo/frac_zero_std_k1": 1,
+ *   "grpo/frac_zero_std_k2": 0,
+ * });
+ * ```
+ */
+export function equalGroupMetrics(episodes: readonly Episode[]): MetricsRow {
+  const scores = episodes.map((e) => e.reward);
+  const groups = episodes.map((e) => e.task.groupId);
+  const objectives = episodes.map((e) => e.score.em.length);
+  const row: MetricsRow = { "grpo/frac_zero_std": equalGroupShare(scores, groups).share };
+  for (const k of [...new Set(objectives)].sort((a, b) => a - b)) {
+    const of = episodes.flatMap((_, i) => (objectives[i] === k ? [i] : []));
+    row[`grpo/frac_zero_std_k${k}`] = equalGroupShare(of.map((i) => scores[i]!), of.map((i) => groups[i]!)).share;
+  }
+  return row;
 }

@@ -14,7 +14,7 @@ import type { AdamW } from "../optim/adamw.ts";
 import type { Algorithm, RlConfig } from "../config/experiment.ts";
 import { tasksFromRecords } from "./demos.ts";
 import { computeMemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
-import { episodeMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
+import { episodeMetrics, equalGroupMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
 import { criticValues, policyUpdate } from "./policy_update.ts";
 import { gaeTurnSequences, type OutcomeTurnOptions, outcomeTurnSequences } from "./rl_batch.ts";
 
@@ -49,7 +49,8 @@ const now = () => performance.now() / 1000;
  * where `rl.mem*` fields become options.
  *
  * ```text
- * credit:    epsilon, std, pool ← memPool, coverage ← memCoverage, threshold ← memThreshold (absent: off)
+ * credit:    epsilon, std, pool ← memPool, coverage ← memCoverage, threshold ← memThreshold (absent: off),
+ *            variant ← memCredit
  * sequences: memCoef, closeTag ← memCloseTag, spanWeight ← memSpanWeight
  * ```
  *
@@ -76,6 +77,7 @@ export function mempoOptions(config: RlConfig): { credit: MemoryCreditOptions; s
       std: config.std,
       pool: config.memPool,
       coverage: config.memCoverage,
+      variant: config.memCredit,
       ...(config.memThreshold === undefined ? {} : { threshold: config.memThreshold }),
     },
     sequences: { memCoef: config.memCoef, closeTag: config.memCloseTag, spanWeight: config.memSpanWeight },
@@ -190,9 +192,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     const scores = episodes.map((e) => e.reward);
     const groups = episodes.map((e) => e.task.groupId);
     const outcome = grpoAdvantages(scores, groups, { epsilon: config.epsilon, std: config.std });
-    const byGroup = new Map<string | number, number[]>();
-    groups.forEach((g, i) => byGroup.set(g, [...(byGroup.get(g) ?? []), scores[i]!]));
-    row["grpo/frac_zero_std"] = [...byGroup.values()].filter((s) => s.every((x) => x === s[0])).length / byGroup.size;
+    Object.assign(row, equalGroupMetrics(episodes));
     let memory;
     if (algorithm === "mempo") {
       const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, mempoOptions(config).credit);

@@ -49,8 +49,27 @@ def mempo_memory_advantages(memory_rewards, questions, scores, options):
     )
 
 
-#: Memory-advantage variants by name (`MempoOptions.variant`).
-VARIANTS = {"mempo": mempo_memory_advantages}
+def infomem_memory_advantages(memory_rewards, questions, scores, options):
+    """InfoMem's gate (arXiv:2606.03329, as mempo-lab reads its abstract): only
+    trajectories whose outcome score is 1 enter the pools and get A^M; a wrong
+    trajectory's memory turns get A^M = 0. Port of mempo-lab `infomemAdvantages`.
+
+    Args:
+        memory_rewards: `[N][turns]` R^M per trajectory and turn, None where none.
+        questions: the question of each trajectory.
+        scores: the outcome score of each trajectory (1 = right).
+        options: `MempoOptions`.
+    """
+    right = [s == 1 for s in scores]
+    gated = memory_advantages(
+        [row if ok else [None] * len(row) for row, ok in zip(memory_rewards, right)], questions,
+        pool=options.pool, epsilon=options.epsilon, norm_by_std=options.norm_by_std, std=options.std,
+    )
+    return [a if ok else [None if r is None else 0.0 for r in row] for a, row, ok in zip(gated, memory_rewards, right)]
+
+
+#: Memory-advantage variants by name (`MempoOptions.variant`, from mempo-lab's `rl.memCredit`).
+VARIANTS = {"mempo": mempo_memory_advantages, "infomem": infomem_memory_advantages}
 
 
 def _ids(x, name, B):

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, fields
 
 #: mempo.json key -> the mempo-lab RlConfig field it comes from.
 FIELDS = {
-    "variant": "(the MemPO variant: \"mempo\")",
+    "variant": "rl.memCredit",
     "mem_coef": "rl.memCoef",
     "threshold": "rl.memThreshold",
     "coverage": "rl.memCoverage",

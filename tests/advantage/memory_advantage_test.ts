@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { combineAdvantages, memoryAdvantages, spanLengthScales } from "../../lib/advantage/memory_advantage.ts";
+import {
+  combineAdvantages,
+  infomemAdvantages,
+  memoryAdvantages,
+  spanLengthScales,
+} from "../../lib/advantage/memory_advantage.ts";
 import { grpoAdvantages } from "../../lib/advantage/grpo.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
@@ -127,4 +132,73 @@ Deno.test("spanLengthScales(): every span's total weight is the mean length; the
   assert.deepEqual(spanLengthScales([0, 0]), [1, 1]);
   assert.throws(() => spanLengthScales([2, -1]), /lengths\[1\] must be a non-negative integer, current value is -1/);
   assert.throws(() => spanLengthScales([2.5]), /lengths\[0\] must be a non-negative integer, current value is 2.5/);
+});
+
+Deno.test("infomemAdvantages(): by hand, two questions, a wrong trajectory in each; then combined on the <mem> spans", () => {
+  // question "a": right trajectories 0 and 2 hold R^M {0.2, 0.6} and {0.4}; trajectory 1 is wrong (0.9 ignored)
+  // question "b": right trajectory 3 holds {−0.5, 0.5}; trajectory 4 is wrong
+  const rewards = [[null, 0.2, 0.6], [null, 0.9], [null, 0.4], [null, -0.5, 0.5], [null, 0.3]];
+  const a = infomemAdvantages({ rewards, groupIds: ["a", "a", "a", "b", "b"], outcomes: [1, 0, 1, 1, 0] }, {
+    epsilon: 0,
+  });
+  // "a": μ = 0.4, Bessel σ = 0.2 → −1, +1, 0; "b": μ = 0, σ = √0.5 → ∓0.5 / √0.5 = ∓√0.5
+  assertAllClose(a[0]!.slice(1) as number[], [-1, 1]);
+  assertAllClose(a[2]![1]!, 0, { atol: 1e-12 });
+  assertAllClose(a[3]!.slice(1) as number[], [-Math.SQRT1_2, Math.SQRT1_2]);
+  assert.deepEqual([a[1], a[4]], [[null, 0], [null, 0]]);
+  assert.deepEqual(a.map((row) => row[0]), [null, null, null, null, null]);
+  // MemPO on the same rewards pools the wrong ones too: "a" = {0.2, 0.6, 0.9, 0.4}
+  const m = memoryAdvantages({ rewards, groupIds: ["a", "a", "a", "b", "b"] }, { epsilon: 0 });
+  assert.ok((m[1]![1] as number) > 1, "MemPO pushes the wrong trajectory's memory up");
+  // combined as MemPO combines: A^T + memCoef · A^M on the span, A^T elsewhere
+  const final = combineAdvantages({
+    outcomeAdvantages: [0.5],
+    memorySpans: [[{ start: 1, end: 2, advantage: a[0]![2]! }]],
+    mask: [[1, 1, 1]],
+  }, { memCoef: 0.5 });
+  assertAllClose(final, [[0.5, 1, 0.5]]);
+});
+
+Deno.test("infomemAdvantages(): wrong trajectories get no memory advantage whatever their rewards; all right = MemPO", () => {
+  const rng = (() => {
+    let x = 7;
+    return () => ((x = (x * 48271) % 2147483647) / 2147483647);
+  })();
+  for (let trial = 0; trial < 20; trial++) {
+    const N = 6;
+    const rewards = Array.from(
+      { length: N },
+      () => [null, ...Array.from({ length: 1 + (trial % 3) }, () => rng() - 0.5)],
+    );
+    const groupIds = Array.from({ length: N }, (_, i) => i % 2);
+    const outcomes = Array.from({ length: N }, (_, i) => ((i + trial) % 3 === 0 ? 0 : 1));
+    for (const pool of ["question", "turn"] as const) {
+      const opts = { epsilon: 1e-6, pool };
+      const a = infomemAdvantages({ rewards, groupIds, outcomes }, opts);
+      // invariance: changing a wrong trajectory's memory rewards changes nothing
+      const moved = rewards.map((row, i) => (outcomes[i] === 0 ? row.map((r) => (r === null ? null : r + 5)) : row));
+      assert.deepEqual(infomemAdvantages({ rewards: moved, groupIds, outcomes }, opts), a);
+      a.forEach((row, i) => outcomes[i] === 0 && assert.ok(row.every((x) => x === null || x === 0)));
+      // the right ones equal MemPO run on the right trajectories alone
+      const right = rewards.flatMap((_, i) => (outcomes[i] === 1 ? [i] : []));
+      const alone = memoryAdvantages({
+        rewards: right.map((i) => rewards[i]!),
+        groupIds: right.map((i) => groupIds[i]!),
+      }, opts);
+      assert.deepEqual(right.map((i) => a[i]), alone);
+      // every trajectory right: exactly MemPO
+      assert.deepEqual(
+        infomemAdvantages({ rewards, groupIds, outcomes: outcomes.map(() => 1) }, opts),
+        memoryAdvantages({ rewards, groupIds }, opts),
+      );
+    }
+  }
+  assert.throws(
+    () => infomemAdvantages({ rewards: [[null, 1]], groupIds: [0], outcomes: [] }),
+    /outcomes must have one reward per trajectory \(1\), current length is 0/,
+  );
+  assert.throws(
+    () => infomemAdvantages({ rewards: [[null, 1]], groupIds: [0], outcomes: [NaN] }),
+    /outcomes\[0\] must be a finite number/,
+  );
 });

@@ -40,7 +40,7 @@ Deno.test("parseTaskArgs(): types, defaults, --no-NAME, choices, ranges and posi
     help: false,
     threads: undefined,
   });
-  assert.equal(parseTaskArgs(SPEC, ["runs/x", "--threads", "3"]).flags.threads, 3);
+  assert.equal((parseTaskArgs(SPEC, ["runs/x", "--threads", "3"]).flags as Record<string, unknown>).threads, 3);
   const bad: [string[], RegExp][] = [
     [["r", "--reps", "0"], /^--reps must be an integer ≥ 1, current value is "0"$/],
     [["r", "--reps", "2.5"], /^--reps must be an integer ≥ 1, current value is "2\.5"$/],

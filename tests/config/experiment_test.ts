@@ -39,6 +39,12 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   );
   assert.equal(resolveConfig("quick", { rl: { memSpanWeight: "span" } }).rl.memSpanWeight, "span");
   assert.throws(
+    () => resolveConfig("quick", { rl: { memCredit: "gated" as never } }),
+    /rl.memCredit must be one of mempo, infomem, current value is "gated"/,
+  );
+  assert.equal(resolveConfig("quick", { rl: { memCredit: "infomem" } }).rl.memCredit, "infomem");
+  assert.equal(resolveConfig("default").rl.memCredit, undefined, "MemPO's own credit stays the default");
+  assert.throws(
     () => resolveConfig("quick", { sft: { inductionNoise: 2.5 } }),
     /sft.inductionNoise must be an integer ≥ 0, current value is 2.5/,
   );

@@ -3,6 +3,10 @@ import { buildData, loadData } from "../../lib/data/build.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel } from "../../lib/model/params.ts";
 import { evalMarkdown, evaluateAgents, runAgents } from "../../lib/eval/evaluate.ts";
+import { runEpisodes } from "../../lib/env/rollout.ts";
+import { createTeacher } from "../../lib/env/teacher.ts";
+import { assertAllClose } from "../../lib/testing/all_close.ts";
+import { tasksFromRecords } from "../../lib/train/demos.ts";
 
 Deno.test("evaluateAgents() fills one row per agent and test set; evalMarkdown() lays them out", async () => {
   const dir = await Deno.makeTempDir();
@@ -19,6 +23,8 @@ Deno.test("evaluateAgents() fills one row per agent and test set; evalMarkdown()
     assert.equal(r.episodes, 2);
     assert.equal(r.em, 0);
     assert.ok(r.totalTokens > 0 && r.peakContext > 0 && r.peakContext <= r.totalTokens);
+    assert.deepEqual(r.questionEm, [0, 0]);
+    assert.ok(r.maxPeakContext! >= r.peakContext);
   }
   const md = evalMarkdown(rows);
   assert.match(md, /\| untrained \(full\) \| 0.00 \/ 0.00 \/ \d+ \/ \d+ \| 0.00/);
@@ -40,9 +46,34 @@ Deno.test("evaluateAgents(): the teacher (runAgents) scores 1 everywhere; under 
   for (const r of rows) {
     assert.deepEqual([r.em, r.f1, r.formatValid, r.reward], [1, 1, 1, 1], `${r.contextPolicy} ${r.objectives}`);
   }
+  for (const r of rows) assert.deepEqual(r.questionEm, [1, 1, 1]);
   const [full1, full4, mem1, mem4] = rows;
   // one search and the answer at 1 objective: both contexts see the same tokens
   assert.equal(mem1!.totalTokens, full1!.totalTokens);
   assert.ok(mem4!.totalTokens < 0.8 * full4!.totalTokens && mem4!.peakContext < full4!.peakContext);
   model.dispose();
+});
+
+Deno.test("evaluateAgents(): questionEm holds each question's mean EM (their mean is em); maxPeakContext the longest episode", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 17, { trainCount: 2, testCount: 6, testObjectives: [4] });
+  const data = await loadData(dir);
+  // a forgetful teacher: some questions lose answers, so the per-question EMs differ
+  const policy = createTeacher(data.tokenizer, { dropProbability: 0.5, seed: 2 });
+  const config = { questions: 6, maxTurns: 40, maxTurnTokens: 96 };
+  const [row] = await evaluateAgents([{ name: "T", policy, maxPositions: 512, contextPolicy: "memory" }], data, config);
+  // reference: the same episodes run directly, scored per question by hand
+  const eps = await runEpisodes(policy, tasksFromRecords(data.test.get(4)!), data, {
+    contextPolicy: "memory",
+    maxTurns: 40,
+    maxTurnTokens: 96,
+    maxPositions: 512,
+    seed: 0,
+  });
+  const perQuestion = eps.map((e) => e.score.em.reduce((a, b) => a + b, 0) / e.score.em.length);
+  assert.deepEqual(row!.questionEm, perQuestion);
+  assert.ok(new Set(perQuestion).size > 1, `per-question EM ${perQuestion}`);
+  assertAllClose(row!.em, perQuestion.reduce((a, b) => a + b, 0) / 6, { rtol: 1e-12, atol: 0 });
+  assert.equal(row!.maxPeakContext, Math.max(...eps.map((e) => e.peakContext)));
+  assert.ok(row!.maxPeakContext! > row!.peakContext, "episodes differ in length");
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { EvalRow } from "../../lib/eval/evaluate.ts";
-import { type CompareResult, researchCheck, researchCheckMarkdown } from "../../lib/eval/research_check.ts";
+import { type PairedComparison, researchCheck, researchCheckMarkdown } from "../../lib/eval/research_check.ts";
 
 const row = (
   agent: string,
@@ -53,7 +53,7 @@ Deno.test("researchCheck(): collapse, memory holds and tokens at the largest tes
 });
 
 Deno.test("researchCheck(): with compare.json, RL against the seed spread and MemPO > GRPO only where the interval excludes 0", () => {
-  const compare: CompareResult = {
+  const compare: PairedComparison = {
     seeds: [0, 1, 2],
     rows: [0, 1, 2].flatMap((seed) =>
       [4, 6, 8].flatMap((objectives) => [

@@ -1,11 +1,13 @@
 // The exported Python memory reward, GRPO normaliser, memory advantage and MemPO estimator equal the package's
 // TypeScript: the lessons' golden cases (the seed's worked example), their edge cases (singleton group,
 // all-equal rewards, empty spans, threshold, coverage) and seeded random batches; the estimator against the
-// trainer's own composition (grpoAdvantages + memoryAdvantages + outcomeTurnSequences) in verl's two layouts.
+// trainer's own composition (grpoAdvantages + memoryAdvantages or infomemAdvantages + outcomeTurnSequences) in
+// verl's two layouts.
 import assert from "node:assert/strict";
 import { memoryReward, type MemoryRewardOptions } from "../../lib/advantage/memory_reward.ts";
 import {
   combineAdvantages,
+  infomemAdvantages,
   type MemoryAdvantageOptions,
   memoryAdvantages,
   spanLengthScales,
@@ -248,6 +250,7 @@ function randomBatch(rng: Rng, questions: number, group: number) {
 }
 
 interface EstimatorOptions {
+  variant?: "mempo" | "infomem";
   memCoef: number;
   closeTag: boolean;
   spanWeight: "token" | "span";
@@ -259,7 +262,10 @@ interface EstimatorOptions {
 /** The trainer's composition (rlStep for MemPO): A^T per episode, A^M pooled, sequences per turn. */
 function tsAdvantages(episodes: Episode[], memory: (number | null)[][], o: EstimatorOptions) {
   const outcome = grpoAdvantages(episodes.map((e) => e.reward), episodes.map((e) => e.task.groupId), o);
-  const am = memoryAdvantages({ rewards: memory, groupIds: episodes.map((e) => e.task.groupId) }, o);
+  const groupIds = episodes.map((e) => e.task.groupId);
+  const am = o.variant === "infomem"
+    ? infomemAdvantages({ rewards: memory, groupIds, outcomes: episodes.map((e) => e.reward) }, o)
+    : memoryAdvantages({ rewards: memory, groupIds }, o);
   return outcomeTurnSequences(episodes, outcome, am, o);
 }
 
@@ -323,6 +329,24 @@ Deno.test("mempo_verl compute_mempo_advantage = the trainer's MemPO advantages, 
   variants.push(
     { memCoef: 0.5, closeTag: true, spanWeight: "token", pool: "question", epsilon: 1e-4, std: "population" },
     { memCoef: 0, closeTag: true, spanWeight: "token", pool: "question", epsilon: 0, std: "bessel" },
+    {
+      variant: "infomem",
+      memCoef: 1,
+      closeTag: true,
+      spanWeight: "token",
+      pool: "question",
+      epsilon: 1e-6,
+      std: "bessel",
+    },
+    {
+      variant: "infomem",
+      memCoef: 0.5,
+      closeTag: false,
+      spanWeight: "span",
+      pool: "turn",
+      epsilon: 1e-6,
+      std: "bessel",
+    },
   );
   const calls: Call[] = [];
   const expected: { what: string; rows: number[][]; float32: boolean }[] = [];
@@ -331,6 +355,7 @@ Deno.test("mempo_verl compute_mempo_advantage = the trainer's MemPO advantages, 
       const { episodes, memory } = randomBatch(rng, 2 + rng.int(3), 2 + rng.int(4));
       const seqs = tsAdvantages(episodes, memory, o);
       const options = {
+        ...(o.variant ? { variant: o.variant } : {}),
         mem_coef: o.memCoef,
         close_tag: o.closeTag,
         span_weight: o.spanWeight,

@@ -123,6 +123,8 @@ Deno.test("every key of an export's config/ exists in verl 0.7.0's trainer confi
   const json = JSON.parse(await Deno.readTextFile(`${out}/config/mempo.json`));
   assert.deepEqual(Object.keys(json).filter((k) => !k.startsWith("_")).sort(), fields);
   assert.deepEqual(json, mempoJson(resolveConfig("quick")));
+  assert.equal(json.variant, "mempo");
+  assert.equal(mempoJson(resolveConfig("quick", { rl: { memCredit: "infomem" } })).variant, "infomem");
   await Deno.remove(data, { recursive: true });
   await Deno.remove(out, { recursive: true });
 });

@@ -57,6 +57,36 @@ Deno.test("pipeline (quick): completes and writes config, metrics, checkpoints, 
   }
   assert.equal(result.eval!.length, 6 * config.data.testObjectives.length);
   assert.ok(result.eval!.filter((r) => r.agent === "Teacher").every((r) => r.f1 === 1), "the teacher is the ceiling");
+  // eval.json: the share of equal-reward groups of the model agents (memory context) per test set, the longest contexts
+  const json = JSON.parse(await Deno.readTextFile(`${full}/eval.json`));
+  assert.deepEqual(
+    json.equalRewardGroups.map((r: { agent: string; objectives: number }) => `${r.agent} ${r.objectives}`),
+    ["SFT", "MemPO", "GRPO"].flatMap((a) => config.data.testObjectives.map((k) => `${a} ${k}`)),
+  );
+  for (const r of json.equalRewardGroups) {
+    assert.deepEqual([r.groups, r.groupSize], [config.eval.questions, config.rl.groupSize]);
+    assert.ok(r.equalShare >= r.allWrongShare + r.allRightShare - 1e-12 && r.rewardMean >= 0 && r.rewardMean <= 1);
+  }
+  assert.match(md, /## Groups with equal rewards/);
+  assert.match(md, /## Longest contexts/);
+  const contexts = json.longestContexts as {
+    agent: string;
+    contextPolicy: string;
+    sftDemos?: number;
+    rlRollouts?: number;
+  }[];
+  assert.equal(contexts.length, 6);
+  const metricsRows = await read(full);
+  const rlPeak = Math.max(
+    ...metricsRows.filter((r) => r.stage === "mempo").map((r) => Number(r["rollout/peak_context_max"])),
+  );
+  assert.equal(contexts.find((c) => c.agent === "MemPO")!.rlRollouts, rlPeak);
+  const sftFull = contexts.find((c) => c.agent === "SFT" && c.contextPolicy === "full")!;
+  const sftMemory = contexts.find((c) => c.agent === "SFT" && c.contextPolicy === "memory")!;
+  assert.ok(sftFull.sftDemos! >= sftMemory.sftDemos! && sftMemory.sftDemos! > 0);
+  assert.ok(
+    metricsRows.filter((r) => r.stage === "grpo").every((r) => r["grpo/frac_zero_std_k1"] === r["grpo/frac_zero_std"]),
+  );
   assert.equal(tf.memory().numTensors, tensorsBefore, "the pipeline frees every tensor it made");
 });
 

@@ -7,7 +7,7 @@ import { createModel } from "../../lib/model/params.ts";
 import { scoreContinuations } from "../../lib/model/score.ts";
 import { memoryRewardPairs } from "../../lib/env/memory_inputs.ts";
 import { computeMemoryCredit } from "../../lib/train/memory_credit.ts";
-import { memoryAdvantages } from "../../lib/advantage/memory_advantage.ts";
+import { infomemAdvantages, memoryAdvantages } from "../../lib/advantage/memory_advantage.ts";
 import { memoryReward } from "../../lib/advantage/memory_reward.ts";
 import { tasksFromRecords } from "../../lib/train/demos.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
@@ -66,5 +66,40 @@ Deno.test("computeMemoryCredit(): one batched scoring equals per-pair scoring; p
     coverage: true,
   });
   assertAllClose(covered.rewards[p.episode]![p.turn]!, expected1, { rtol: 1e-3, atol: 0 });
+  model.dispose();
+});
+
+Deno.test("computeMemoryCredit(variant infomem): wrong trajectories get A^M = 0, right ones InfoMem's; all right = MemPO", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 12, { trainCount: 4, testCount: 1 });
+  const data = await loadData(dir);
+  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 5 });
+  const tasks = [...tasksFromRecords(data.train.slice(0, 2)), ...tasksFromRecords(data.train.slice(0, 2))];
+  const run = (dropProbability: number) =>
+    runEpisodes(createTeacher(data.tokenizer, { dropProbability, seed: 3 }), tasks, data, { contextPolicy: "memory" });
+  // the perfect teacher: every trajectory right, so InfoMem's credit is MemPO's
+  const right = await run(0);
+  assert.ok(right.every((e) => e.reward === 1));
+  const mempo = await computeMemoryCredit(model, right, data.tokenizer, { epsilon: 1e-6 });
+  const infomem = await computeMemoryCredit(model, right, data.tokenizer, { epsilon: 1e-6, variant: "infomem" });
+  assert.ok(mempo.stats.turns > 0);
+  assert.deepEqual(infomem, mempo);
+  // a forgetful teacher: some wrong trajectories, whose memories get no advantage
+  const mixed = await run(0.6);
+  const outcomes = mixed.map((e) => e.reward);
+  assert.ok(outcomes.includes(0) && outcomes.includes(1), `outcomes ${outcomes}`);
+  const gated = await computeMemoryCredit(model, mixed, data.tokenizer, { epsilon: 1e-6, variant: "infomem" });
+  const groupIds = mixed.map((e) => e.task.groupId);
+  assert.deepEqual(
+    gated.advantages,
+    infomemAdvantages({ rewards: gated.rewards, groupIds, outcomes }, { epsilon: 1e-6 }),
+  );
+  gated.advantages.forEach((row, i) => {
+    if (outcomes[i] === 0) assert.ok(row.every((a) => a === null || a === 0), `trajectory ${i}: ${row}`);
+  });
+  await assert.rejects(
+    computeMemoryCredit(model, mixed, data.tokenizer, { variant: "gated" as never }),
+    /variant must be "mempo" or "infomem", current value is "gated"/,
+  );
   model.dispose();
 });

@@ -1,15 +1,60 @@
 import assert from "node:assert/strict";
-import { episodeMetrics, explainedVariance } from "../../lib/train/metrics.ts";
+import { episodeMetrics, equalGroupMetrics, equalGroupShare, explainedVariance } from "../../lib/train/metrics.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
 Deno.test("explainedVariance() and episodeMetrics()", () => {
   assertAllClose(explainedVariance([0, 1, 1], [0, 1, 2]), 1 - (2 / 9) / (2 / 3));
   assert.ok(Number.isNaN(explainedVariance([1, 2], [3, 3])));
-  const ep = (reward: number, em: number[], valid: boolean) =>
-    ({ reward, score: { em, f1: em }, formatValid: valid, turns: [{}], totalTokens: 100, peakContext: 60 }) as never;
-  const m = episodeMetrics([ep(1, [1, 1], true), ep(0, [1, 0], false)]);
+  const ep = (reward: number, em: number[], valid: boolean, peakContext = 60) =>
+    ({ reward, score: { em, f1: em }, formatValid: valid, turns: [{}], totalTokens: 100, peakContext }) as never;
+  const m = episodeMetrics([ep(1, [1, 1], true), ep(0, [1, 0], false, 90)]);
   assert.equal(m["rollout/reward_mean"], 0.5);
   assert.equal(m["rollout/em"], 0.75);
   assert.equal(m["rollout/format_valid"], 0.5);
   assert.equal(m["rollout/total_tokens"], 100);
+  assert.equal(m["rollout/peak_context"], 75, "the mean");
+  assert.equal(m["rollout/peak_context_max"], 90, "the longest");
+});
+
+Deno.test("equalGroupShare(): all-equal groups over groups, against a loop over every pair of a group", () => {
+  const scores = [1, 1, 1, 0, 1, 0, 0, 0, 0.5, 0.5, 1];
+  const ids = [0, 0, 0, 1, 1, 1, "2", "2", 3, 3, 4];
+  // reference: a group is equal when no two of its members differ
+  const groups = [...new Set(ids)];
+  const equal = groups.filter((g) => {
+    const members = ids.flatMap((id, i) => (id === g ? [scores[i]!] : []));
+    return members.every((a) => members.every((b) => a === b));
+  });
+  assert.deepEqual(equalGroupShare(scores, ids), { share: equal.length / groups.length, groups: 5 });
+  assert.deepEqual(equalGroupShare(scores, ids), { share: 4 / 5, groups: 5 }); // only group 1 = {0, 1, 0} differs
+  assert.deepEqual(equalGroupShare([], []), { share: 0, groups: 0 });
+  assert.throws(() => equalGroupShare([1], []), /groupIds must have one id per score \(1\), current length is 0/);
+});
+
+Deno.test("equalGroupMetrics(): the share overall and per objective count, against equalGroupShare on each subset", () => {
+  // 6 questions × 3 rollouts: objectives 1, 2, 4, 1, 2, 4; rewards chosen so each count has one equal and one mixed group
+  // but the 4-objective groups are both all-wrong (equal)
+  const rewards = [[1, 1, 1], [0, 1, 0], [0, 0, 0], [1, 0, 1], [1, 1, 1], [0, 0, 0]];
+  const objectives = [1, 2, 4, 1, 2, 4];
+  const episodes = rewards.flatMap((rs, q) =>
+    rs.map((reward) => ({ reward, task: { groupId: q }, score: { em: new Array(objectives[q]).fill(reward) } }))
+  ) as never[];
+  const m = equalGroupMetrics(episodes);
+  assert.deepEqual(Object.keys(m), [
+    "grpo/frac_zero_std",
+    "grpo/frac_zero_std_k1",
+    "grpo/frac_zero_std_k2",
+    "grpo/frac_zero_std_k4",
+  ]);
+  assert.equal(m["grpo/frac_zero_std"], 4 / 6);
+  assert.equal(m["grpo/frac_zero_std_k1"], 1 / 2);
+  assert.equal(m["grpo/frac_zero_std_k2"], 1 / 2);
+  assert.equal(m["grpo/frac_zero_std_k4"], 1);
+  // the overall share is the groups-weighted mean of the per-count shares (2 groups each)
+  assertAllClose(
+    (m["grpo/frac_zero_std_k1"] as number + (m["grpo/frac_zero_std_k2"] as number) +
+      (m["grpo/frac_zero_std_k4"] as number)) / 3,
+    m["grpo/frac_zero_std"] as number,
+  );
+  assert.deepEqual(equalGroupMetrics([]), { "grpo/frac_zero_std": 0 });
 });

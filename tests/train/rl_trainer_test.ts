@@ -85,7 +85,14 @@ Deno.test("drawQuestions(): 'main' keeps the main world's draw; 'all' draws ever
 
 Deno.test("mempoOptions(): each rl.mem* setting reaches its own option of computeMemoryCredit or outcomeTurnSequences, and nothing else", () => {
   const base = mempoOptions(resolveConfig("default").rl);
-  assert.deepEqual(base.credit, { epsilon: 1e-6, std: "bessel", pool: undefined, coverage: undefined, threshold: 0.5 });
+  assert.deepEqual(base.credit, {
+    epsilon: 1e-6,
+    std: "bessel",
+    pool: undefined,
+    coverage: undefined,
+    variant: undefined,
+    threshold: 0.5,
+  });
   assert.deepEqual(base.sequences, { memCoef: 1, closeTag: undefined, spanWeight: undefined });
   const cases = [
     ["memPool", "turn", "credit", "pool"],
@@ -96,6 +103,7 @@ Deno.test("mempoOptions(): each rl.mem* setting reaches its own option of comput
     ["memCoef", 0.25, "sequences", "memCoef"],
     ["memCloseTag", false, "sequences", "closeTag"],
     ["memSpanWeight", "span", "sequences", "spanWeight"],
+    ["memCredit", "infomem", "credit", "variant"],
   ] as const;
   for (const [field, value, call, option] of cases) {
     const got = mempoOptions(resolveConfig("default", { rl: { [field]: value } }).rl);
