@@ -4,6 +4,8 @@
 // names after each objective marker (`q2 drelul …`: the word after `q2` in the question), with the question's parts in
 // marker order and reversed (`q2 … ; q1 …`). A lookup by marker scores the same both ways; a lookup by place falls.
 // Then, in marker order, the names it writes into <mem>: in slots carried from the previous memory and in the new one.
+// A run whose teacher keeps the state memory (sft.teacherMemory "state": no markers to look up) gets, per test set, the
+// accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table).
 import { loadData } from "../lib/data/build.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { modelPreset } from "../lib/model/config.ts";
@@ -16,6 +18,7 @@ import {
   probeTurns,
   reverseObjectives,
 } from "../lib/diagnostics/copy_diagnostic.ts";
+import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
 
 const TASK = {
   name: "deno run -A tools/lookup_probe.ts",
@@ -41,6 +44,25 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const names = new Set(data.corpus.map((d) => d.id));
   const expect = modelPreset(config.model, data.tokenizer.size);
   const model = (await loadCheckpoint(`${dir}/${flags.policy}`, { trainable: false, expect })).models.policy!;
+  const memory = config.sft.teacherMemory ?? "state";
+  const probe = {
+    seed: config.seed,
+    maxTurnTokens: config.eval.maxTurnTokens,
+    maxPositions: model.config.maxPositions,
+  };
+  if (memory === "state") {
+    console.log(`${dir} (${flags.policy}): teacher-forced accuracy of each step of the state memory, % right (tokens)`);
+    for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
+      const sequences = await probeTurns(data, set.slice(0, config.eval.questions), { ...probe, memory });
+      const cells = await stepAccuracy(model, data.tokenizer, sequences);
+      console.log(
+        `${k} objectives, steps  ` +
+          cells.map((c) => `${c.step} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
+      );
+    }
+    model.dispose();
+    return;
+  }
   console.log(`${dir} (${flags.policy}): teacher-forced subject lookups by objective marker, % right (lookups)`);
   for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
     const records = set.slice(0, config.eval.questions);
@@ -48,7 +70,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
       const sequences = await probeTurns(
         data,
         order === "marker" ? records : records.map((r) => ({ ...r, question: reverseObjectives(r.question) })),
-        { seed: config.seed, maxTurnTokens: config.eval.maxTurnTokens, maxPositions: model.config.maxPositions },
+        { ...probe, memory },
       );
       const cells = await lookupAccuracy(model, data.tokenizer, sequences);
       const correct = cells.reduce((n, c) => n + c.correct, 0);
