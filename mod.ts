@@ -278,6 +278,12 @@ export { accumulateGradients, splitByTokens } from "./lib/train/micro_batches.ts
 export { cosineLr } from "./lib/optim/schedule.ts";
 export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
 export {
+  DRILL_KINDS,
+  type DrillKind,
+  type MemoryDrillOptions,
+  memoryDrillSequences,
+} from "./lib/train/memory_drill.ts";
+export {
   type Algorithm,
   ALGORITHMS,
   type ConfigOverrides,

@@ -112,6 +112,11 @@ export const SFT_CONFIG_SCHEMA = section({
     unset: "4",
   }),
   dropProbability: inRange(0, 1).describe("Teacher's probability of forgetting an earlier answer (SPEC §6: 0.3)."),
+  drillMix: inRange(0, 10).optional().meta({
+    description: "Memory drills (the state memory's extraction and pop on random names, lists of 1-10) added to " +
+      "the SFT pool, as a fraction of the demonstration sequences.",
+    unset: "0",
+  }),
   teacherMemory: oneOf(["state", "slots"]).optional().meta({
     description: "What the teacher's <mem> holds: state (the objectives still open, then the answers found: the " +
       "same operation every turn, whatever the number of objectives) or slots (numbered slots of the facts read).",

@@ -59,6 +59,7 @@ import {
   trainingContexts,
 } from "../eval/longest_contexts.ts";
 import { inductionSequences } from "../train/copy_task.ts";
+import { memoryDrillSequences } from "../train/memory_drill.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 
 /** A progress event (for a progress bar or a log line). */
@@ -412,12 +413,15 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     const { sequences: demos } = await teacherDemonstrations(data, sftDemoOptions(config, modelConfig.maxPositions));
     // induction sequences mixed into SFT keep the copying circuit the warm-up formed
     const mix = Math.round((config.sft.inductionMix ?? 0) * demos.length);
-    const sequences = mix > 0
-      ? [
-        ...demos,
-        ...inductionSequences(data.tokenizer, config.sft, { count: mix, seed: config.seed + 29 }),
-      ]
-      : demos;
+    const drills = Math.round((config.sft.drillMix ?? 0) * demos.length);
+    const sequences = [
+      ...demos,
+      ...(mix > 0 ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: config.seed + 29 }) : []),
+      // the state memory's list operations on random names, at lengths the 1-4-objective demonstrations lack
+      ...(drills > 0
+        ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), { count: drills, seed: config.seed + 31 })
+        : []),
+    ];
     // induction warm-up: copying random word sequences forms the circuit that copies names
     const pretrainSteps = config.sft.pretrainSteps ?? 0;
     if (pretrainSteps > 0 && startStep === 0) {

@@ -1,0 +1,150 @@
+/**
+ * Memory drills: the state memory's per-turn list operations on random
+ * names, at list lengths beyond the training questions', as the induction
+ * warm-up drills copying on random words. No drill is a question about a
+ * world or holds an episode's history: each is one operation on lists of
+ * random names, so what a policy learns from them is the operation, not
+ * longer tasks (the full-context agent still never sees a context longer
+ * than its 1–4-objective training episodes).
+ *
+ * @module
+ */
+import { createRng, type Rng } from "../random.ts";
+import { encode, type Tokenizer } from "../text/tokenizer.ts";
+import { RELATIONS } from "../env/world.ts";
+import { TEMPLATES } from "../env/questions.ts";
+import { chatTemplate } from "../env/context.ts";
+import type { LmSequence } from "./collate.ts";
+
+/**
+ * The drills: the first turn's extraction of the subjects, and the pop of a
+ * resolved objective with the answer appended and the rest copied. (The
+ * rewrite of a 2-hop objective's head reads its relation left off the
+ * question, so it is learned from the demonstrations only.)
+ */
+export const DRILL_KINDS = ["extract", "pop"] as const;
+
+/** One kind of drill. */
+export type DrillKind = typeof DRILL_KINDS[number];
+
+/** Options of {@linkcode memoryDrillSequences}. */
+export interface MemoryDrillOptions {
+  /** Sequences. */
+  count: number;
+  /** Most names in a list (open objectives; answers likewise). @default 10 */
+  maxItems?: number;
+  /** Seed. @default 0 */
+  seed?: number;
+}
+
+const RELATION_WORDS = Object.keys(RELATIONS);
+// filler around each name of an extraction drill: the templates' own words, in random order (no template whole)
+const FILLER = [
+  ...new Set(Object.values(TEMPLATES).flat().flatMap((t) => t.text.split(" ")).filter((w) => w !== "{x}" && w !== "?")),
+];
+
+function draw<T>(rng: Rng, xs: readonly T[]): T {
+  return xs[rng.int(xs.length)]!;
+}
+
+/** `k` distinct names. */
+function distinct(rng: Rng, names: readonly string[], k: number): string[] {
+  const out = new Set<string>();
+  while (out.size < k) out.add(draw(rng, names));
+  return [...out];
+}
+
+/**
+ * Drill sequences for two of the state memory's operations, each a context
+ * and the memory that follows it (loss on the memory and `</mem>` only):
+ *
+ * ```text
+ * extract  <|user|> n1 w w ? ; n2 w w w ? ; … <|end|> <|assistant|> <mem>   →  n1 n2 … nk | </mem>
+ * pop      <|assistant|> <mem> h [r] n2 … nk | a1 … am </mem> <think> h r </think> <search> h r </search> <|end|>
+ *          <|user|> <information>[Doc 1] h r x . …</information> <|end|> <|assistant|> <mem>   →  n2 … nk | a1 … am x </mem>
+ * ```
+ *
+ * (The head is written as a subject alone or as an entity and its relation,
+ * as a state memory holds a 1-hop objective or a 2-hop one after its first hop.)
+ *
+ * Names are drawn from `names` (the corpus's entities, in random roles), k
+ * from 1 to `maxItems` open items and m from 0 to `maxItems` answers; `w` are
+ * the question templates' words in random order; the other documents of the
+ * information are random facts of random names.
+ *
+ * Source: induction heads (Olsson et al. 2022): copying learned on random
+ * sequences; MEM1 (arXiv:2506.15841): an internal state updated each turn.
+ *
+ * @param tokenizer The tokenizer (every name and word must be in it).
+ * @param names Entity names to draw from (at least `maxItems + 2`).
+ * @param options Count, list length, seed.
+ * @returns The sequences, kinds in turn (extract, pop, rewrite, extract, …).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, decode } from "../text/tokenizer.ts";
+ * import { memoryDrillSequences } from "./memory_drill.ts";
+ *
+ * const names = ["a", "b", "c", "d", "e", "f"];
+ * const tok = buildTokenizer([names.join(" "), "born located capital founder headquarters director |"]);
+ * const [extract] = memoryDrillSequences(tok, names, { count: 1, maxItems: 3, seed: 1 });
+ * const target = extract!.tokens.filter((_, i) => extract!.lossMask[i] === 1);
+ * assert.match(decode(tok, target), /^([a-f] ){1,3}\| <\/mem>$/);
+ * ```
+ */
+export function memoryDrillSequences(
+  tokenizer: Tokenizer,
+  names: readonly string[],
+  options: MemoryDrillOptions,
+): LmSequence[] {
+  const { count, maxItems = 10, seed = 0 } = options;
+  if (!Number.isInteger(maxItems) || maxItems < 1 || names.length < maxItems + 2) {
+    throw new RangeError(
+      `Invalid memory drill: maxItems must be an integer ≥ 1 with more names than maxItems + 1, current value is ${maxItems} (${names.length} names)`,
+    );
+  }
+  const rng = createRng(seed);
+  const ids = (text: string) => encode(tokenizer, text).ids;
+  const template = chatTemplate(tokenizer);
+  const sequence = (context: number[], target: string): LmSequence => {
+    const out = ids(target);
+    return { tokens: [...context, ...out], lossMask: [...context.map(() => 0), ...out.map(() => 1)] };
+  };
+  const fact = () => `${draw(rng, names)} ${draw(rng, RELATION_WORDS)} ${draw(rng, names)} .`;
+  return Array.from({ length: count }, (_, n) => {
+    const kind = DRILL_KINDS[n % DRILL_KINDS.length]!;
+    const k = 1 + rng.int(maxItems);
+    const open = distinct(rng, names, k + 1);
+    const answers = Array.from({ length: rng.int(maxItems + 1) }, () => draw(rng, names));
+    if (kind === "extract") {
+      const parts = open.slice(0, k).map((name) => {
+        const filler = Array.from({ length: 2 + rng.int(5) }, () => draw(rng, FILLER));
+        return `${name} ${filler.join(" ")} ?`;
+      });
+      const context = [...template.header(parts.join(" ; ")), ...template.turnPrefix];
+      return sequence(context, `${open.slice(0, k).join(" ")} | </mem>`);
+    }
+    // pop: the previous turn searched the head's next hop and the information answers it
+    const [head, ...rest] = open.slice(0, k);
+    const relation = draw(rng, RELATION_WORDS);
+    const found = open[k]!; // a name not in the list
+    const shown = rng.int(2) === 0 ? head! : `${head} ${relation}`; // a subject, or a 2-hop head after its first hop
+    const previous = `${[shown, ...rest].join(" ")} | ${answers.join(" ")}`.trim();
+    const docs = [`${head} ${relation} ${found} .`, fact(), fact()];
+    for (let i = docs.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [docs[i], docs[j]] = [docs[j]!, docs[i]!];
+    }
+    const info = `<information>${docs.map((d, i) => `[Doc ${i + 1}] ${d}`).join("\n")}</information>`;
+    const context = [
+      ...template.turnPrefix,
+      ...ids(`${previous} </mem> <think> ${head} ${relation} </think> <search> ${head} ${relation} </search>`),
+      ...template.turnEnd,
+      ...template.toolMessage(info),
+      ...template.turnPrefix,
+    ];
+    const next = `${rest.join(" ")} | ${[...answers, found].join(" ")}`;
+    return sequence(context, `${next.trim()} </mem>`);
+  });
+}
