@@ -269,6 +269,7 @@ export {
   TOKENIZER_SCAFFOLD,
 } from "./lib/data/build.ts";
 export { unseenTestWords } from "./lib/data/coverage.ts";
+export { checkRunTokenizer, type RunTokenizerAction } from "./lib/data/run_tokenizer.ts";
 
 // Training building blocks
 export { type AdamW, type AdamWConfig, createAdamW } from "./lib/optim/adamw.ts";
@@ -304,6 +305,7 @@ export {
   validateConfig,
 } from "./lib/config/experiment.ts";
 export { type ConfigField, configFields, configHelp } from "./lib/config/config_help.ts";
+export { readRunConfig } from "./lib/config/run_config.ts";
 export {
   type DemoOptions,
   sftDemoOptions,
@@ -329,6 +331,7 @@ export {
   explainedVariance,
   type MetricsRow,
 } from "./lib/train/metrics.ts";
+export { type MetricsLog, parseMetricsRows, readMetricsLog } from "./lib/train/metrics_log.ts";
 export {
   AGENT_NAMES,
   type AgentSpec,
@@ -392,7 +395,6 @@ export {
   stepPositions,
 } from "./lib/diagnostics/step_diagnostic.ts";
 export {
-  checkRunTokenizer,
   ensureData,
   type PipelineOptions,
   type PipelineResult,
@@ -410,7 +412,6 @@ export {
 } from "./lib/pipeline/compare.ts";
 export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
 export { RL_STEP_AXIS, runFigures } from "./lib/pipeline/run_figures.ts";
-export { readRunConfig } from "./lib/pipeline/run_config.ts";
 
 // The tasks' command line: flags declared once, one error path
 export {

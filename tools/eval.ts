@@ -7,8 +7,10 @@ import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import type { Algorithm } from "../lib/config/experiment.ts";
 import { copyDiagnostics } from "../lib/diagnostics/copy_diagnostic.ts";
 import { evalMarkdown, evaluateAgents, runAgents } from "../lib/eval/evaluate.ts";
-import { checkRunTokenizer, writeEvalFiles } from "../lib/pipeline/pipeline.ts";
-import { readRunConfig } from "../lib/pipeline/run_config.ts";
+import { writeEvalFiles } from "../lib/pipeline/pipeline.ts";
+import { checkRunTokenizer } from "../lib/data/run_tokenizer.ts";
+import { readMetricsLog } from "../lib/train/metrics_log.ts";
+import { readRunConfig } from "../lib/config/run_config.ts";
 import { runTask } from "../lib/cli/task.ts";
 import { equalRewardGroups, equalRewardOptions } from "../lib/eval/equal_reward_groups.ts";
 import { longestContexts, trainingContexts } from "../lib/eval/longest_contexts.ts";
@@ -59,10 +61,7 @@ await runTask(TASK, async ({ positionals }) => {
       memory: config.sft.teacherMemory ?? "state",
     });
     // the training curves come from the run's log
-    const metrics = await Deno.readTextFile(`${dir}/metrics.jsonl`).then(
-      (text) => text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)),
-      () => [],
-    );
+    const metrics = (await readMetricsLog(`${dir}/metrics.jsonl`)).rows;
     const timings: Record<string, number> = { eval: (performance.now() - t0) / 1000 };
     // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
     const t1 = performance.now();

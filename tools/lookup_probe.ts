@@ -10,7 +10,7 @@ import { loadData } from "../lib/data/build.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { setBackend } from "../lib/backend/backend.ts";
-import { readRunConfig } from "../lib/pipeline/run_config.ts";
+import { readRunConfig } from "../lib/config/run_config.ts";
 import { runTask } from "../lib/cli/task.ts";
 import {
   lookupAccuracy,

@@ -12,7 +12,7 @@ import { setBackend } from "../lib/backend/backend.ts";
 import { createRng, hashSeed } from "../lib/random.ts";
 import { runEpisodes } from "../lib/env/rollout.ts";
 import { modelPolicy } from "../lib/env/model_policy.ts";
-import { readRunConfig } from "../lib/pipeline/run_config.ts";
+import { readRunConfig } from "../lib/config/run_config.ts";
 import { runTask } from "../lib/cli/task.ts";
 import { drawQuestions } from "../lib/train/rl_trainer.ts";
 import { computeMemoryCredit } from "../lib/train/memory_credit.ts";

@@ -9,7 +9,7 @@ import { branchRun } from "../lib/pipeline/branch.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { readTaskJson, runTask } from "../lib/cli/task.ts";
 import { UsageError } from "../lib/errors.ts";
-import { readRunConfig } from "../lib/pipeline/run_config.ts";
+import { readRunConfig } from "../lib/config/run_config.ts";
 
 const TASK = {
   name: "deno task train",

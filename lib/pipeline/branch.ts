@@ -8,6 +8,7 @@
 import type { ExperimentConfig } from "../config/experiment.ts";
 import { currentCheckpoint, readCheckpointRecord, verifyCheckpoint } from "../model/checkpoint.ts";
 import { DataError, UsageError } from "../errors.ts";
+import { readMetricsLog } from "../train/metrics_log.ts";
 
 /**
  * The config fields the SFT weights depend on (dotted paths): a branch must
@@ -105,16 +106,9 @@ export async function branchRun(fromDir: string, outDir: string, config: Experim
     fail(`its SFT stage has not finished (${state === undefined ? "no sft/ checkpoint" : `step ${state.step}`})`);
   }
   await verifyCheckpoint(sftDir).catch((e: Error) => fail(e.message));
-  const metricsText = await Deno.readTextFile(`${fromDir}/metrics.jsonl`).catch(() => fail("it has no metrics.jsonl"));
-  const rows = metricsText.split("\n").filter((l) => l.trim()).filter((line, i) => {
-    let row: { stage?: unknown } = {};
-    try {
-      row = JSON.parse(line);
-    } catch (e) {
-      fail(`its metrics.jsonl line ${i + 1} is not JSON (${(e as Error).message})`);
-    }
-    return ["pretrain", "sft"].includes(String(row.stage));
-  });
+  if (!(await Deno.stat(`${fromDir}/metrics.jsonl`).then(() => true, () => false))) fail("it has no metrics.jsonl");
+  const { rows: all } = await readMetricsLog(`${fromDir}/metrics.jsonl`).catch((e: Error) => fail(e.message));
+  const rows = all.filter((row) => ["pretrain", "sft"].includes(String(row.stage)));
   const tokenizer = await Deno.readTextFile(`${fromDir}/tokenizer.json`).catch(() => fail("it has no tokenizer.json"));
   // a previous run in outDir is replaced (as a fresh run replaces it); anything else is left alone
   const entries = await Array.fromAsync(Deno.readDir(outDir)).catch(() => []);
@@ -133,7 +127,7 @@ export async function branchRun(fromDir: string, outDir: string, config: Experim
     if (e.isFile) await Deno.copyFile(`${source}/${e.name}`, `${staging}/sft/${e.name}`);
   }
   await Deno.writeTextFile(`${staging}/tokenizer.json`, tokenizer);
-  await Deno.writeTextFile(`${staging}/metrics.jsonl`, rows.map((r) => `${r}\n`).join(""));
+  await Deno.writeTextFile(`${staging}/metrics.jsonl`, rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
   await Deno.writeTextFile(`${staging}/config.json`, JSON.stringify(config, null, 2));
   await Deno.remove(outDir, { recursive: true }).catch(() => {});
   await Deno.rename(staging, outDir);

@@ -20,7 +20,8 @@ import type { Model } from "../model/params.ts";
 import { AGENT_NAMES, type EvalRow, evaluateAgents } from "../eval/evaluate.ts";
 import { pairedBootstrap, type PairedBootstrapResult } from "../eval/paired_bootstrap.ts";
 import { branchRun } from "./branch.ts";
-import { checkRunTokenizer, ensureData, type ProgressEvent, runPipeline } from "./pipeline.ts";
+import { ensureData, type ProgressEvent, runPipeline } from "./pipeline.ts";
+import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 
 /** The two agents compared, MemPO first (the difference is MemPO − GRPO). */
 const COMPARED: readonly Algorithm[] = ["mempo", "grpo"];

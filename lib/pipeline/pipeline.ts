@@ -32,7 +32,7 @@ import {
   verifyCheckpoint,
 } from "../model/checkpoint.ts";
 import type { ModelConfig } from "../model/config.ts";
-import { tokenizerFromJson } from "../text/tokenizer.ts";
+import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
@@ -43,6 +43,7 @@ import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
 import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
 import type { MetricsRow } from "../train/metrics.ts";
+import { readMetricsLog } from "../train/metrics_log.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
 import { runFigures } from "./run_figures.ts";
@@ -110,62 +111,6 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * Checks that a run's checkpoints and a data directory share one tokenizer:
- * the run's `tokenizer.json` (written when it started) must equal the data's,
- * or its token ids would be read as other words. A run saved before runs kept
- * their tokenizer has none and is not checked; a run's `tokenizer.json` that
- * is not a tokenizer is refused as damaged.
- *
- * Source: Hugging Face `save_pretrained` (a checkpoint ships with its tokenizer files).
- *
- * @param runDir The run directory.
- * @param dataDir The data directory it is about to use.
- * @param action What is refused on a mismatch (for the message).
- * @returns The data's `tokenizer.json` text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { buildTokenizer, tokenizerToJson } from "../text/tokenizer.ts";
- * import { checkRunTokenizer } from "./pipeline.ts";
- *
- * const run = await Deno.makeTempDir();
- * const data = await Deno.makeTempDir();
- * const words = (text: string) => tokenizerToJson(buildTokenizer([text]));
- * await Deno.writeTextFile(`${data}/tokenizer.json`, words("a"));
- * assert.equal(await checkRunTokenizer(run, data, "evaluate"), words("a")); // no saved tokenizer
- * await Deno.writeTextFile(`${run}/tokenizer.json`, words("b"));
- * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /Cannot evaluate .*differs from the run's tokenizer.json/);
- * await Deno.writeTextFile(`${run}/tokenizer.json`, '{"model": {"vocab"');
- * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /tokenizer.json is damaged/);
- * ```
- */
-export async function checkRunTokenizer(
-  runDir: string,
-  dataDir: string,
-  action: "resume" | "evaluate",
-): Promise<string> {
-  const dataTokenizer = await Deno.readTextFile(`${dataDir}/tokenizer.json`).catch((e: Error) => {
-    throw new DataError(`Cannot ${action} ${runDir}: cannot read ${dataDir}/tokenizer.json (${e.message})`);
-  });
-  const runTokenizer = await Deno.readTextFile(`${runDir}/tokenizer.json`).catch(() => undefined);
-  if (runTokenizer !== undefined && runTokenizer !== dataTokenizer) {
-    try {
-      tokenizerFromJson(runTokenizer);
-    } catch (e) {
-      throw new DataError(
-        `Cannot ${action} ${runDir}: its tokenizer.json is damaged (${(e as Error).message.split("\n")[0]})`,
-      );
-    }
-    throw new DataError(
-      `Cannot ${action} ${runDir}: ${dataDir}/tokenizer.json differs from the run's tokenizer.json ` +
-        "(the data was rebuilt since training); train the run again",
-    );
-  }
-  return dataTokenizer;
-}
-
-/**
  * The run's data: `config.dataDir` when this generator (`DATA_VERSION`) wrote
  * it from exactly this seed and data config, else built anew there.
  *
@@ -221,35 +166,6 @@ function stageState(dir: string, record: CheckpointRecord | undefined): StageSta
   return { step: step as number, done };
 }
 
-/**
- * Reads `metrics.jsonl`: one JSON object a line. A last line cut short (no
- * newline, not JSON) is an append that a kill interrupted, after the last
- * checkpoint: it is dropped. Any other bad line is refused, naming the line.
- */
-async function readMetrics(path: string): Promise<{ rows: MetricsRow[]; text: string }> {
-  const text = await Deno.readTextFile(path).catch((e) => {
-    if (e instanceof Deno.errors.NotFound) return "";
-    throw new DataError(`Cannot resume: cannot read ${path} (${(e as Error).message})`);
-  });
-  const lines = text.split("\n");
-  const rows: MetricsRow[] = [];
-  for (const [i, line] of lines.entries()) {
-    if (line.trim() === "") continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch (e) {
-      if (i === lines.length - 1) break; // the last, unterminated line: a torn append
-      throw new DataError(`Cannot resume: ${path} line ${i + 1} is not JSON (${(e as Error).message})`);
-    }
-    if (typeof row !== "object" || row === null || Array.isArray(row) || !("stage" in row) || !("step" in row)) {
-      throw new DataError(`Cannot resume: ${path} line ${i + 1} is not a metrics row (no stage and step)`);
-    }
-    rows.push(row as MetricsRow);
-  }
-  return { rows, text };
-}
-
 /** What a resume continues from, every check passed and nothing yet written. */
 interface ResumePlan {
   sft: StageState | undefined;
@@ -299,7 +215,9 @@ async function planResume(
     }
     rl.set(a, state);
   }
-  const { rows: all, text } = await readMetrics(`${outDir}/metrics.jsonl`);
+  const { rows: all, text } = await readMetricsLog(`${outDir}/metrics.jsonl`).catch((e: Error) => {
+    throw e instanceof DataError ? new DataError(`Cannot resume ${outDir}: ${e.message}`) : e;
+  });
   const covered = (stage: string) => {
     if (stage === "pretrain") return sft === undefined ? 0 : config.sft.pretrainSteps ?? 0;
     return stage === "sft" ? sft?.step ?? 0 : rl.get(stage)?.step ?? 0;
@@ -619,7 +537,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     memory: config.sft.teacherMemory ?? "state",
   });
   timings.eval = clock() - t;
-  const metricsRows = (await readMetrics(metricsPath)).rows; // the training curves
+  const metricsRows = (await readMetricsLog(metricsPath)).rows; // the training curves
   // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
   t = clock();
   const sampled = agents.filter((a) => "model" in a && a.contextPolicy === "memory");

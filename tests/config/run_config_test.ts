@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readRunConfig } from "../../lib/pipeline/run_config.ts";
+import { readRunConfig } from "../../lib/config/run_config.ts";
 import { PRESETS } from "../../lib/config/experiment.ts";
 import { DataError } from "../../lib/errors.ts";
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type ExperimentConfig, resolveConfig } from "../config/experiment.ts";
+import { type ExperimentConfig, resolveConfig } from "./experiment.ts";
 import { DataError, UsageError } from "../errors.ts";
 
 /**
