@@ -215,8 +215,37 @@ export async function readCheckpointRecord(dir: string): Promise<CheckpointRecor
   return text === undefined ? undefined : parseRecord(where, text);
 }
 
-/** Weights in PyTorch layout: linear weights `[out, in]`. */
-async function modelArrays(model: Model): Promise<NamedArray[]> {
+/**
+ * A model's weights in PyTorch's layout, as its checkpoint stores them:
+ * linear weights (`*_proj.weight`, `value_head.weight`) transposed to
+ * `[out, in]` (the package holds `[in, out]`, `x · W`), every other weight as
+ * it is; names and order as `model.weights`.
+ *
+ * ```text
+ * W_torch = Wᵀ (linear: y = x W = x W_torchᵀ, torch.nn.Linear);   other weights unchanged
+ * ```
+ *
+ * Source: PyTorch `torch.nn.Linear` (`weight` is `[out_features, in_features]`); Hugging Face state-dict names.
+ *
+ * @param model The model.
+ * @returns Named float32 arrays (the caller owns them; no tensor is left behind).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { modelPreset } from "./config.ts";
+ * import { createModel } from "./params.ts";
+ * import { torchLayoutArrays } from "./checkpoint.ts";
+ *
+ * const m = createModel(modelPreset("tiny", 20));
+ * const arrays = await torchLayoutArrays(m);
+ * assert.deepEqual(m.weights.get("model.layers.0.mlp.gate_proj.weight")!.shape, [32, 64]); // [in, out]
+ * assert.deepEqual(arrays.find((a) => a.name === "model.layers.0.mlp.gate_proj.weight")!.shape, [64, 32]);
+ * assert.deepEqual(arrays.find((a) => a.name === "model.embed_tokens.weight")!.shape, [20, 32]);
+ * m.dispose();
+ * ```
+ */
+export async function torchLayoutArrays(model: Model): Promise<NamedArray[]> {
   const out: NamedArray[] = [];
   for (const [name, v] of model.weights) {
     const t = isLinear(name) ? tf.transpose(v) : v;
@@ -278,7 +307,7 @@ export async function saveCheckpoint(dir: string, contents: CheckpointContents):
   };
   for (const [name, model] of Object.entries(contents.models)) {
     // the weights carry their own architecture, so a config.json edited by hand cannot pass for them
-    const bytes = encodeSafetensors(await modelArrays(model), {
+    const bytes = encodeSafetensors(await torchLayoutArrays(model), {
       format: "pt",
       kind: model.kind,
       architecture: JSON.stringify(model.config),
@@ -433,6 +462,14 @@ export interface LoadCheckpointOptions {
   trainable?: boolean;
 }
 
+/** Options of {@linkcode verifyCheckpoint}. */
+export interface VerifyCheckpointOptions {
+  /** Refuse a checkpoint whose architecture differs from this one (field by field). */
+  expect?: Partial<ModelConfig>;
+  /** Models whose optimizer state must be present and whole (`["policy", "critic"]`). */
+  optimizers?: readonly string[];
+}
+
 /** A checkpoint's files read and checked, before any tensor exists. */
 interface ReadCheckpoint {
   where: string;
@@ -441,7 +478,7 @@ interface ReadCheckpoint {
   optimizers: Map<string, SafetensorsFile>;
 }
 
-async function readCheckpoint(dir: string, options: LoadCheckpointOptions): Promise<ReadCheckpoint> {
+async function readCheckpoint(dir: string, options: VerifyCheckpointOptions): Promise<ReadCheckpoint> {
   // a writer may make another checkpoint current while this reads: read again when the record changed under it
   for (let attempt = 0;; attempt++) {
     const where = await currentCheckpoint(dir);
@@ -475,7 +512,7 @@ async function readCheckpoint(dir: string, options: LoadCheckpointOptions): Prom
         models.set(name, weights);
       }
       const optimizers = new Map<string, SafetensorsFile>();
-      for (const name of Object.keys(options.optimizers ?? {})) {
+      for (const name of options.optimizers ?? []) {
         const info = record.optimizers[name];
         if (info === undefined || record.models[name] === undefined) {
           throw new DataError(`Cannot load checkpoint ${where}: no optimizer state for ${name}`);
@@ -500,7 +537,7 @@ async function readCheckpoint(dir: string, options: LoadCheckpointOptions): Prom
  * Source: safetensors format; `config.json` as the commit record.
  *
  * @param dir The checkpoint directory.
- * @param options Architecture to expect, optimizers whose state must be present.
+ * @param options Architecture to expect, the models whose optimizer state must be present.
  * @returns The record.
  *
  * @example A missing checkpoint gives a clear error
@@ -511,7 +548,10 @@ async function readCheckpoint(dir: string, options: LoadCheckpointOptions): Prom
  * await assert.rejects(verifyCheckpoint("/nonexistent/ckpt"), /no config.json in \/nonexistent\/ckpt/);
  * ```
  */
-export async function verifyCheckpoint(dir: string, options: LoadCheckpointOptions = {}): Promise<CheckpointRecord> {
+export async function verifyCheckpoint(
+  dir: string,
+  options: VerifyCheckpointOptions = {},
+): Promise<CheckpointRecord> {
   return (await readCheckpoint(dir, options)).record;
 }
 
@@ -535,7 +575,7 @@ export async function verifyCheckpoint(dir: string, options: LoadCheckpointOptio
  * ```
  */
 export async function loadCheckpoint(dir: string, options: LoadCheckpointOptions = {}): Promise<LoadedCheckpoint> {
-  const read = await readCheckpoint(dir, options);
+  const read = await readCheckpoint(dir, { expect: options.expect, optimizers: Object.keys(options.optimizers ?? {}) });
   const { record } = read;
   const models: Record<string, Model> = {};
   const optimizers: Record<string, AdamW> = {};

@@ -195,11 +195,8 @@ async function planResume(
     try {
       state = stageState(dir, await readCheckpointRecord(dir));
       if (state !== undefined) {
-        const names = state.done ? [] : optimizers;
-        await verifyCheckpoint(dir, {
-          expect: modelConfig,
-          optimizers: Object.fromEntries(names.map((n) => [n, () => undefined as never])),
-        });
+        // a finished stage is never trained again: its optimizer state is not needed
+        await verifyCheckpoint(dir, { expect: modelConfig, optimizers: state.done ? [] : optimizers });
       }
     } catch (e) {
       throw new DataError(`Cannot resume ${outDir}: ${why(e)}`);

@@ -3,7 +3,13 @@ import { tf } from "../../lib/tf.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel, trainableVariables } from "../../lib/model/params.ts";
 import { forwardLogits } from "../../lib/model/transformer.ts";
-import { currentCheckpoint, loadCheckpoint, readCheckpointRecord, saveCheckpoint } from "../../lib/model/checkpoint.ts";
+import {
+  currentCheckpoint,
+  loadCheckpoint,
+  readCheckpointRecord,
+  saveCheckpoint,
+  verifyCheckpoint,
+} from "../../lib/model/checkpoint.ts";
 import { decodeSafetensors, encodeSafetensors } from "../../lib/model/safetensors.ts";
 import { DataError } from "../../lib/errors.ts";
 import { createAdamW } from "../../lib/optim/adamw.ts";
@@ -38,6 +44,15 @@ Deno.test("saveCheckpoint() → loadCheckpoint() gives identical logits and opti
   const mNew = loaded.optimizers.policy!.state().m.get(loaded.models.policy!.weights.get(name)!.name)!;
   assertAllClose(mNew, mOld.arraySync() as number[][], { rtol: 0, atol: 0 });
   assert.equal(loaded.state.step, 3);
+  // verifying asks for optimizer states by model name (no factory): present for the policy, absent for the critic
+  const tensors = tf.memory().numTensors;
+  assert.equal((await verifyCheckpoint(dir, { optimizers: ["policy"], expect: { vocabSize: 30 } })).state.step, 3);
+  assert.equal(tf.memory().numTensors, tensors, "verifying creates no tensor");
+  await assert.rejects(
+    verifyCheckpoint(dir, { optimizers: ["policy", "critic"] }),
+    (e: Error) => e instanceof DataError && /no optimizer state for critic/.test(e.message),
+  );
+  await assert.rejects(verifyCheckpoint(dir, { expect: { vocabSize: 31 } }), /vocabSize = 30, expected 31/);
   for (const x of [m, critic, loaded.models.policy!, loaded.models.critic!]) x.dispose();
   opt.dispose();
   loaded.optimizers.policy!.dispose();
