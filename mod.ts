@@ -174,6 +174,7 @@ export {
   saveCheckpoint,
   settleCheckpoint,
   verifyCheckpoint,
+  type VerifyCheckpointOptions,
 } from "./lib/model/checkpoint.ts";
 
 // Lesson 7: the environment and the agent loop
@@ -223,6 +224,7 @@ export {
   buildContext,
   type BuildContextOptions,
   type BuiltContext,
+  type ChatRole,
   type ChatTemplate,
   chatTemplate,
   type ContextPolicy,
@@ -468,6 +470,7 @@ export {
   type RetrievedDocument,
   type RetrieveRequest,
   retrieveResult,
+  searchR1Contents,
 } from "./lib/export/search_server.ts";
 export { exportReadme, type ExportReadmeInfo } from "./lib/export/export_readme.ts";
 export { exportVerl, type ExportVerlOptions, type ExportVerlSummary, PYTHON_FILES } from "./lib/export/export_verl.ts";

@@ -29,6 +29,8 @@ const TASK = {
 await runTask(TASK, async ({ positionals }) => {
   const dir = positionals[0]!;
   const config = await readRunConfig(dir);
+  // the training curves come from the run's log: a damaged one is refused before minutes of evaluation
+  const metrics = (await readMetricsLog(`${dir}/metrics.jsonl`)).rows;
   await setBackend(config.backend);
   // the checkpoints' token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
   await checkRunTokenizer(dir, config.dataDir, "evaluate");
@@ -60,8 +62,6 @@ await runTask(TASK, async ({ positionals }) => {
       seed: config.seed,
       memory: config.sft.teacherMemory ?? "state",
     });
-    // the training curves come from the run's log
-    const metrics = (await readMetricsLog(`${dir}/metrics.jsonl`)).rows;
     const timings: Record<string, number> = { eval: (performance.now() - t0) / 1000 };
     // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
     const t1 = performance.now();

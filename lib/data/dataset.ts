@@ -10,6 +10,7 @@ import { normalizeTargets, type Targets } from "../env/reward.ts";
 import type { SubQuestion } from "../env/questions.ts";
 import type { CorpusDocument } from "../env/world.ts";
 import { DataError } from "../errors.ts";
+import { writeFileAtomic } from "../atomic_file.ts";
 
 /** A chat message. */
 export interface ChatMessage {
@@ -94,12 +95,6 @@ async function readTable(path: string): Promise<arrow.Table> {
   }
 }
 
-async function writeAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  const tmp = `${path}.tmp-${Deno.pid}`;
-  await Deno.writeFile(tmp, bytes);
-  await Deno.rename(tmp, path);
-}
-
 /**
  * Writes QA records as Parquet in verl's schema.
  *
@@ -148,7 +143,7 @@ export async function writeDataset(path: string, records: readonly QaRecord[]): 
       EXTRA_INFO,
     ),
   });
-  await writeAtomic(path, toParquet(table));
+  await writeFileAtomic(path, toParquet(table));
 }
 
 /**
@@ -253,7 +248,7 @@ export async function writeCorpus(path: string, docs: readonly CorpusDocument[])
     id: arrow.vectorFromArray(docs.map((d) => d.id), STR),
     contents: arrow.vectorFromArray(docs.map((d) => d.text), STR),
   });
-  await writeAtomic(path, toParquet(table));
+  await writeFileAtomic(path, toParquet(table));
 }
 
 /**

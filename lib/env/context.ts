@@ -25,15 +25,20 @@ export interface HistoryTurn {
   tool: readonly number[];
 }
 
+/** The roles of a chat message the template renders with their own marker. */
+export type ChatRole = "system" | "user" | "assistant";
+
 /** Token pieces of the chat template. */
 export interface ChatTemplate {
-  /** `<|system|> SYSTEM <|end|> <|user|> question <|end|>`. */
+  /** `<|role|> content <|end|>`: one message (a role other than system, user or assistant is a `RangeError`). */
+  message(role: string, content: string): number[];
+  /** `<|system|> SYSTEM <|end|> <|user|> question <|end|>`: `message("system", SYSTEM_PROMPT)` + `message("user", question)`. */
   header(question: string): number[];
   /** `<|assistant|> <mem>`: the forced prefix of every turn. */
   readonly turnPrefix: number[];
   /** `<|end|>` after an assistant turn. */
   readonly turnEnd: number[];
-  /** `<|user|> {information} <|end|>`. */
+  /** `<|user|> {information} <|end|>`: `message("user", information)` (a tool result comes back as the user's turn). */
   toolMessage(information: string): number[];
 }
 
@@ -59,16 +64,27 @@ export interface ChatTemplate {
  *
  * const tok = buildTokenizer(["q"]);
  * assert.equal(decode(tok, chatTemplate(tok).turnPrefix), "<|assistant|> <mem>");
+ * assert.equal(decode(tok, chatTemplate(tok).message("user", "q")), "<|user|> q <|end|>");
  * ```
  */
 export function chatTemplate(tokenizer: Tokenizer): ChatTemplate {
   const ids = (text: string) => encode(tokenizer, text).ids;
-  const system = ids(`<|system|> ${SYSTEM_PROMPT} <|end|>`);
+  const roles: readonly string[] = ["system", "user", "assistant"] satisfies ChatRole[];
+  const message = (role: string, content: string) => {
+    if (!roles.includes(role)) {
+      throw new RangeError(
+        `Cannot render the message: role must be system, user or assistant, current value is ${JSON.stringify(role)}`,
+      );
+    }
+    return ids(`<|${role}|> ${content} <|end|>`);
+  };
+  const system = message("system", SYSTEM_PROMPT);
   return {
-    header: (question) => [...system, ...ids(`<|user|> ${question} <|end|>`)],
+    message,
+    header: (question) => [...system, ...message("user", question)],
     turnPrefix: ids("<|assistant|> <mem>"),
     turnEnd: ids("<|end|>"),
-    toolMessage: (information) => ids(`<|user|> ${information} <|end|>`),
+    toolMessage: (information) => message("user", information),
   };
 }
 

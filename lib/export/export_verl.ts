@@ -5,13 +5,21 @@
  *
  * @module
  */
-import { type Algorithm, type ExperimentConfig, resolveConfig, validateConfig } from "../config/experiment.ts";
-import { loadCheckpoint } from "../model/checkpoint.ts";
-import { tokenizerFromJson } from "../text/tokenizer.ts";
+import { type Algorithm, ALGORITHMS, type ExperimentConfig, resolveConfig } from "../config/experiment.ts";
+import { readRunConfig } from "../config/run_config.ts";
+import { checkRunTokenizer } from "../data/run_tokenizer.ts";
+import { loadCheckpoint, verifyCheckpoint } from "../model/checkpoint.ts";
+import { type ModelConfig, modelPreset } from "../model/config.ts";
+import { type Tokenizer, tokenizerFromJson } from "../text/tokenizer.ts";
+import { writeFileAtomic } from "../atomic_file.ts";
+import { DataError, UsageError } from "../errors.ts";
 import { writeHfModel } from "./hf_model.ts";
 import { exportReadme } from "./export_readme.ts";
 import { exportVerlData } from "./verl_data.ts";
 import { mempoJson, notCarried, renderOverrides, VERL_VERSION, verlOverrides } from "./verl_config.ts";
+
+/** The algorithms a data directory alone is exported for: every one, MemPO first (mempo, grpo, ppo). */
+const ALGORITHMS_EXPORTED: readonly Algorithm[] = [...ALGORITHMS].reverse();
 
 /** Options of {@linkcode exportVerl}. */
 export interface ExportVerlOptions {
@@ -95,6 +103,7 @@ exec python3 -m verl.trainer.main_ppo $(grep -v '^[[:space:]]*#' "$overrides" | 
   sed "s#\\\${oc.env:MEMPO_EXPORT}#$MEMPO_EXPORT#g") "$@"
 `;
 
+/** Whether `dir` may receive an export: absent, empty, or an earlier export (it has `export.json`). */
 async function isEmptyOrExport(dir: string): Promise<boolean> {
   try {
     const names = [];
@@ -102,18 +111,23 @@ async function isEmptyOrExport(dir: string): Promise<boolean> {
     return names.length === 0 || names.includes("export.json");
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return true;
-    throw e;
+    throw new DataError(`Cannot export to ${dir}: ${(e as Error).message}`);
   }
 }
 
-async function readRunConfig(run: string): Promise<ExperimentConfig> {
-  let config: ExperimentConfig;
-  try {
-    config = JSON.parse(await Deno.readTextFile(`${run}/config.json`));
-  } catch (e) {
-    throw new Error(`Cannot export ${run}: cannot read its config.json (${(e as Error).message})`);
-  }
-  return validateConfig(config);
+/** The hidden directories beside `out` that an export is built in and that the previous export is moved to. */
+function besideOut(out: string): { staging: string; previous: string } {
+  const d = out.replace(/\/+$/, "");
+  const slash = d.lastIndexOf("/");
+  const parent = slash < 0 ? "." : d.slice(0, slash) || "/";
+  const base = d.slice(slash + 1);
+  return { staging: `${parent}/.${base}.export-${Deno.pid}`, previous: `${parent}/.${base}.previous-${Deno.pid}` };
+}
+
+async function removeIfPresent(path: string): Promise<void> {
+  await Deno.remove(path, { recursive: true }).catch((e) => {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  });
 }
 
 /**
@@ -126,6 +140,13 @@ async function readRunConfig(run: string): Promise<ExperimentConfig> {
  * out/config/   <algorithm>.overrides, mempo.json, tool_config.yaml, run.sh
  * out/README.md, out/export.json
  * ```
+ *
+ * Every check runs before anything is written: the run's config, its
+ * tokenizer against the data's (`checkRunTokenizer`), `checkpoint` among its
+ * stages (`sft` and `rl.algorithms`) and the checkpoint whole, of the run's
+ * architecture (`verifyCheckpoint`). The export is then built in a hidden
+ * directory beside `out` and moved into place by renames, so a refused or
+ * failed export leaves an earlier one in `out` as it was.
  *
  * Source: verl v0.7.0 (`main_ppo` overrides, custom reward file, tool config); Hugging Face model folders.
  *
@@ -147,34 +168,78 @@ async function readRunConfig(run: string): Promise<ExperimentConfig> {
  * ```
  */
 export async function exportVerl(options: ExportVerlOptions): Promise<ExportVerlSummary> {
-  const { out, run, checkpoint = "sft", preset = "default" } = options;
+  const { out, run, preset = "default" } = options;
+  // every check first: a refused export writes nothing, and an earlier export in `out` stays as it was
   if (run === undefined && options.data === undefined) {
-    throw new TypeError("Cannot export: give a run directory or a data directory (options.run or options.data)");
+    throw new UsageError("Cannot export: give a run directory or a data directory (--data DIR)");
+  }
+  if (run === undefined && options.checkpoint !== undefined) {
+    throw new UsageError(`Cannot export checkpoint ${options.checkpoint}: a checkpoint needs a run directory`);
   }
   if (!(await isEmptyOrExport(out))) {
-    throw new Error(`Cannot export to ${out}: the folder is not empty and holds no earlier export (export.json)`);
+    throw new DataError(`Cannot export to ${out}: the folder is not empty and holds no earlier export (export.json)`);
   }
   const config = run === undefined ? resolveConfig(preset) : await readRunConfig(run);
+  const checkpoint = options.checkpoint ?? "sft";
+  const stages = ["sft", ...config.rl.algorithms];
+  if (run !== undefined && !stages.includes(checkpoint)) {
+    throw new UsageError(
+      `Cannot export ${run}: --checkpoint must be one of ${stages.join(", ")} (the run's stages), current value is ${
+        JSON.stringify(checkpoint)
+      }`,
+    );
+  }
   const dataDir = options.data ?? config.dataDir;
-  await Deno.mkdir(out, { recursive: true });
-  const files: string[] = [];
+  let tokenizer: Tokenizer | undefined;
+  let expect: ModelConfig | undefined;
+  if (run !== undefined) {
+    // the checkpoint's token ids belong to the run's tokenizer; the model written must be the run's architecture
+    tokenizer = tokenizerFromJson(await checkRunTokenizer(run, dataDir, "export"));
+    expect = modelPreset(config.model, tokenizer.size);
+    const record = await verifyCheckpoint(`${run}/${checkpoint}`, { expect });
+    if (record.models.policy === undefined) {
+      throw new DataError(`Cannot export ${run}/${checkpoint}: the checkpoint holds no policy`);
+    }
+  }
 
-  const data = await exportVerlData(dataDir, out);
+  // built beside `out`, then moved into place: a failure or a kill never leaves a half-written export there
+  const { staging, previous } = besideOut(out);
+  await removeIfPresent(staging);
+  await Deno.mkdir(staging, { recursive: true });
+  try {
+    const built = await buildExport(staging, { config, dataDir, run, checkpoint, preset, tokenizer, expect });
+    await removeIfPresent(previous);
+    if (await Deno.stat(out).then(() => true, () => false)) await Deno.rename(out, previous);
+    await Deno.rename(staging, out);
+    await removeIfPresent(previous);
+    return { out, ...built };
+  } finally {
+    await removeIfPresent(staging);
+  }
+}
+
+/** Writes every file of an export into `dir` (a fresh directory), export.json last. */
+async function buildExport(
+  dir: string,
+  o: {
+    config: ExperimentConfig;
+    dataDir: string;
+    run: string | undefined;
+    checkpoint: string;
+    preset: string;
+    tokenizer: Tokenizer | undefined;
+    expect: ModelConfig | undefined;
+  },
+): Promise<{ files: string[]; algorithms: Algorithm[] }> {
+  const { config, dataDir, run, checkpoint, preset } = o;
+  const files: string[] = [];
+  const data = await exportVerlData(dataDir, dir);
   files.push(...data.files);
 
   if (run !== undefined) {
-    const dataTokenizer = await Deno.readTextFile(`${dataDir}/tokenizer.json`);
-    const runTokenizer = await Deno.readTextFile(`${run}/tokenizer.json`).catch(() => dataTokenizer);
-    if (runTokenizer !== dataTokenizer) {
-      throw new Error(
-        `Cannot export ${run}: ${dataDir}/tokenizer.json differs from the run's tokenizer.json (pass the run's data with --data)`,
-      );
-    }
-    const loaded = await loadCheckpoint(`${run}/${checkpoint}`, { trainable: false });
-    const policy = loaded.models.policy;
-    if (policy === undefined) throw new Error(`Cannot export ${run}/${checkpoint}: the checkpoint holds no policy`);
+    const loaded = await loadCheckpoint(`${run}/${checkpoint}`, { trainable: false, expect: o.expect });
     try {
-      const names = await writeHfModel(`${out}/model`, policy, tokenizerFromJson(runTokenizer));
+      const names = await writeHfModel(`${dir}/model`, loaded.models.policy!, o.tokenizer!);
       files.push(...names.map((n) => `model/${n}`));
     } finally {
       for (const m of Object.values(loaded.models)) m.dispose();
@@ -183,31 +248,32 @@ export async function exportVerl(options: ExportVerlOptions): Promise<ExportVerl
 
   for (const f of PYTHON_FILES) {
     const text = await Deno.readTextFile(new URL(f, PYTHON_ROOT));
-    await Deno.mkdir(`${out}/${f.split("/").slice(0, -1).join("/") || "."}`, { recursive: true });
-    await Deno.writeTextFile(`${out}/${f}`, text);
+    await Deno.mkdir(`${dir}/${f.split("/").slice(0, -1).join("/") || "."}`, { recursive: true });
+    await writeFileAtomic(`${dir}/${f}`, text);
     files.push(f);
   }
 
-  await Deno.mkdir(`${out}/config`, { recursive: true });
-  const algorithms = [...new Set<Algorithm>(run === undefined ? ["mempo", "grpo", "ppo"] : config.rl.algorithms)];
+  await Deno.mkdir(`${dir}/config`, { recursive: true });
+  const algorithms = [...new Set<Algorithm>(run === undefined ? ALGORITHMS_EXPORTED : config.rl.algorithms)];
   for (const a of algorithms) {
     const text = renderOverrides(
       verlOverrides(config, a, { ...data, trainCount: data.trainCount }),
       notCarried(config, a),
     );
-    await Deno.writeTextFile(
-      `${out}/config/${a}.overrides`,
+    await writeFileAtomic(
+      `${dir}/config/${a}.overrides`,
       `# verl ${VERL_VERSION} overrides for ${a}, from ${run ?? `preset ${preset}`}\n${text}`,
     );
     files.push(`config/${a}.overrides`);
   }
-  await Deno.writeTextFile(`${out}/config/mempo.json`, JSON.stringify(mempoJson(config), null, 2) + "\n");
-  await Deno.writeTextFile(`${out}/config/tool_config.yaml`, TOOL_CONFIG);
-  await Deno.writeTextFile(`${out}/config/run.sh`, RUN_SH, { mode: 0o755 });
+  await writeFileAtomic(`${dir}/config/mempo.json`, JSON.stringify(mempoJson(config), null, 2) + "\n");
+  await writeFileAtomic(`${dir}/config/tool_config.yaml`, TOOL_CONFIG);
+  await writeFileAtomic(`${dir}/config/run.sh`, RUN_SH);
+  await Deno.chmod(`${dir}/config/run.sh`, 0o755);
   files.push("config/mempo.json", "config/tool_config.yaml", "config/run.sh");
 
-  await Deno.writeTextFile(
-    `${out}/README.md`,
+  await writeFileAtomic(
+    `${dir}/README.md`,
     exportReadme({
       verlVersion: VERL_VERSION,
       source: run ?? dataDir,
@@ -231,7 +297,7 @@ export async function exportVerl(options: ExportVerlOptions): Promise<ExportVerl
     },
     files: [...files, "export.json"],
   };
-  await Deno.writeTextFile(`${out}/export.json`, JSON.stringify(manifest, null, 2) + "\n");
+  await writeFileAtomic(`${dir}/export.json`, JSON.stringify(manifest, null, 2) + "\n");
   files.push("export.json");
-  return { out, files, algorithms };
+  return { files, algorithms };
 }

@@ -8,6 +8,8 @@
 import type { Model } from "../model/params.ts";
 import type { ModelConfig } from "../model/config.ts";
 import { encodeSafetensors, type NamedArray } from "../model/safetensors.ts";
+import { torchLayoutArrays } from "../model/checkpoint.ts";
+import { writeFileAtomic } from "../atomic_file.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import { hfTokenizerFiles } from "./hf_tokenizer.ts";
 
@@ -147,9 +149,10 @@ export function ropeHalfPermutation(headDim: number): number[] {
 }
 
 /**
- * The policy's weights in Hugging Face's layout: linear weights `[out, in]`
- * (the package holds `[in, out]`), query and key rows permuted per head for
- * `rotate_half` ({@linkcode ropeHalfPermutation}), no `lm_head` (tied).
+ * The policy's weights in Hugging Face's layout: the checkpoint's PyTorch
+ * layout (`torchLayoutArrays`: linear weights `[out, in]`), with query and key
+ * rows permuted per head for `rotate_half` ({@linkcode ropeHalfPermutation}),
+ * no `lm_head` (tied).
  *
  * ```text
  * W_hf = W_packageᵀ;   q_proj, k_proj: row h·hd + j ← row h·hd + perm[j]
@@ -181,23 +184,16 @@ export async function hfModelArrays(model: Model): Promise<NamedArray[]> {
   const { dModel: D, nHeads: H } = model.config;
   const hd = D / H;
   const perm = ropeHalfPermutation(hd);
-  const out: NamedArray[] = [];
-  for (const [name, v] of model.weights) {
-    const values = (await v.data()) as Float32Array;
-    if (!name.endsWith("_proj.weight")) {
-      out.push({ name, shape: [...v.shape], data: Float32Array.from(values) });
-      continue;
-    }
-    const [rows, cols] = v.shape as [number, number]; // [in, out]
-    const permuted = name.endsWith("q_proj.weight") || name.endsWith("k_proj.weight");
+  return (await torchLayoutArrays(model)).map((a) => {
+    if (!a.name.endsWith("q_proj.weight") && !a.name.endsWith("k_proj.weight")) return a;
+    const [rows, cols] = a.shape as [number, number]; // [out, in]
     const data = new Float32Array(rows * cols);
-    for (let o = 0; o < cols; o++) {
-      const src = permuted ? Math.floor(o / hd) * hd + perm[o % hd]! : o;
-      for (let i = 0; i < rows; i++) data[o * rows + i] = values[i * cols + src]!;
+    for (let o = 0; o < rows; o++) {
+      const src = Math.floor(o / hd) * hd + perm[o % hd]!;
+      data.set(a.data.subarray(src * cols, (src + 1) * cols), o * cols);
     }
-    out.push({ name, shape: [cols, rows], data });
-  }
-  return out;
+    return { name: a.name, shape: [rows, cols], data };
+  });
 }
 
 /**
@@ -237,9 +233,7 @@ export async function writeHfModel(dir: string, model: Model, tokenizer: Tokeniz
     ...hfTokenizerFiles(tokenizer, model.config.maxPositions),
   };
   for (const [name, content] of Object.entries(files)) {
-    const path = `${dir}/${name}`;
-    if (typeof content === "string") await Deno.writeTextFile(path, content + "\n");
-    else await Deno.writeFile(path, content);
+    await writeFileAtomic(`${dir}/${name}`, typeof content === "string" ? content + "\n" : content);
   }
   return Object.keys(files);
 }

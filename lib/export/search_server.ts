@@ -8,6 +8,33 @@
 import { readCorpus } from "../data/dataset.ts";
 import { buildSearchIndex, type SearchIndex } from "../env/search.ts";
 
+/**
+ * A document as Search-R1's corpus files and retrieval server hold it: the
+ * title (the document id) in double quotes, a newline, the text. verl's
+ * search tool shows `contents`; the export's `corpus.jsonl` stores it.
+ *
+ * ```text
+ * contents = "\"" + id + "\"\n" + text
+ * ```
+ *
+ * Source: Search-R1 / FlashRAG corpus format (`{"id", "contents": "\"title\"\ntext"}`).
+ *
+ * @param id The document id (its title).
+ * @param text The document text.
+ * @returns The `contents` field.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { searchR1Contents } from "./search_server.ts";
+ *
+ * assert.equal(searchR1Contents("kalmar", "kalmar is a city ."), '"kalmar"\nkalmar is a city .');
+ * ```
+ */
+export function searchR1Contents(id: string, text: string): string {
+  return `"${id}"\n${text}`;
+}
+
 /** A `/retrieve` request. */
 export interface RetrieveRequest {
   /** One query per search. */
@@ -146,7 +173,7 @@ export function retrieveResult(
   return {
     result: request.queries.map((q) =>
       index.search(q, request.topk).map((h) => {
-        const document = { id: h.id, title: h.id, text: h.text, contents: `"${h.id}"\n${h.text}` };
+        const document = { id: h.id, title: h.id, text: h.text, contents: searchR1Contents(h.id, h.text) };
         return request.returnScores ? { document, score: h.score } : document;
       })
     ),

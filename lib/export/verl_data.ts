@@ -11,6 +11,8 @@ import { chatTemplate } from "../env/context.ts";
 import { formatInformation } from "../env/search.ts";
 import type { CorpusDocument } from "../env/world.ts";
 import { encode, type Tokenizer } from "../text/tokenizer.ts";
+import { writeFileAtomic } from "../atomic_file.ts";
+import { searchR1Contents } from "./search_server.ts";
 
 /** What {@linkcode exportVerlData} wrote and measured. */
 export interface VerlDataSummary {
@@ -34,7 +36,8 @@ export interface VerlDataSummary {
 
 /**
  * Tokens of a prompt as the exported chat template renders it with the
- * generation prompt: `<|role|> content <|end|>` per message, then `<|assistant|> <mem>`.
+ * generation prompt: `<|role|> content <|end|>` per message (`ChatTemplate.message`),
+ * then `<|assistant|> <mem>`.
  *
  * Source: this package's chat template (`chatTemplate`, `CHAT_TEMPLATE`).
  *
@@ -54,16 +57,8 @@ export interface VerlDataSummary {
  * ```
  */
 export function promptTokens(tokenizer: Tokenizer, record: QaRecord): number[] {
-  const roles = new Set(["system", "user", "assistant"]);
-  const text = record.prompt.map((m) => {
-    if (!roles.has(m.role)) {
-      throw new RangeError(
-        `Cannot render the prompt: role must be system, user or assistant, current value is ${m.role}`,
-      );
-    }
-    return `<|${m.role}|> ${m.content} <|end|>`;
-  }).join(" ");
-  return [...encode(tokenizer, text).ids, ...chatTemplate(tokenizer).turnPrefix];
+  const t = chatTemplate(tokenizer);
+  return [...record.prompt.flatMap((m) => t.message(m.role, m.content)), ...t.turnPrefix];
 }
 
 /**
@@ -132,12 +127,6 @@ export function maxInformationChars(corpus: readonly CorpusDocument[], topK: num
   return [...formatInformation(longest.map((d) => ({ id: d.id, text: d.text, score: 0 })))].length;
 }
 
-async function writeText(path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp-${Deno.pid}`;
-  await Deno.writeTextFile(tmp, text);
-  await Deno.rename(tmp, path);
-}
-
 /**
  * Writes a data directory's sets and corpus for verl into `<out>/data/`:
  * `train.parquet`, `test_{k}obj.parquet` (verl's schema, everything the reward
@@ -187,9 +176,9 @@ export async function exportVerlData(
   }
   files.push(...valFiles);
   await writeCorpus(`${dir}/corpus.parquet`, data.corpus);
-  await writeText(
+  await writeFileAtomic(
     `${dir}/corpus.jsonl`,
-    data.corpus.map((d) => JSON.stringify({ id: d.id, contents: `"${d.id}"\n${d.text}` })).join("\n") + "\n",
+    data.corpus.map((d) => JSON.stringify({ id: d.id, contents: searchR1Contents(d.id, d.text) })).join("\n") + "\n",
   );
   files.push("data/corpus.parquet", "data/corpus.jsonl");
   const all = [...data.train, ...[...data.test.values()].flat()];

@@ -32,3 +32,16 @@ Deno.test("buildContext(): full drops the oldest turns (question kept) beyond th
   assert.ok(cut.tokens.length <= limit);
   assert.throws(() => buildContext(header, history, tpl, { policy: "full", maxTokens: 5 }), /the question alone needs/);
 });
+
+Deno.test("chatTemplate().message(): one message as <|role|> content <|end|>; header and tool messages are messages", () => {
+  const ids = (text: string) => text.split(" ").map((w) => tok.vocab.get(w)!);
+  assert.deepEqual(tpl.message("user", "q a"), ids("<|user|> q a <|end|>"));
+  assert.deepEqual(tpl.message("assistant", "b"), ids("<|assistant|> b <|end|>"));
+  assert.deepEqual(tpl.header("q"), [...tpl.message("system", SYSTEM_PROMPT), ...tpl.message("user", "q")]);
+  assert.deepEqual(tpl.toolMessage("c d"), tpl.message("user", "c d"));
+  assert.equal(decode(tok, tpl.header("q")), `<|system|> ${SYSTEM_PROMPT} <|end|> <|user|> q <|end|>`);
+  assert.throws(
+    () => tpl.message("tool", "x"),
+    /role must be system, user or assistant, current value is "tool"/,
+  );
+});

@@ -7,7 +7,8 @@ import { createModel } from "../../lib/model/params.ts";
 import { saveCheckpoint } from "../../lib/model/checkpoint.ts";
 import { tokenizerFromJson } from "../../lib/text/tokenizer.ts";
 import { exportVerl, PYTHON_FILES } from "../../lib/export/export_verl.ts";
-import { mempoJson } from "../../lib/export/verl_config.ts";
+import { mempoJson, VERL_VERSION } from "../../lib/export/verl_config.ts";
+import { DataError, UsageError } from "../../lib/errors.ts";
 import { hasTorch, PYTHON } from "./_python.ts";
 
 const FAKE_VERL = new URL("../_fixtures/fake_verl/", import.meta.url).pathname;
@@ -79,7 +80,10 @@ Deno.test("exportVerl() writes the folder from a run: data, model, mempo_verl, c
   await exportVerl({ run, out });
   const other = await Deno.makeTempDir();
   await Deno.writeTextFile(`${other}/notes.txt`, "mine");
-  await assert.rejects(exportVerl({ run, out: other }), /the folder is not empty and holds no earlier export/);
+  await assert.rejects(
+    exportVerl({ run, out: other }),
+    (e: Error) => e instanceof DataError && /the folder is not empty and holds no earlier export/.test(e.message),
+  );
   assert.deepEqual([...Deno.readDirSync(other)].map((e) => e.name), ["notes.txt"]);
   // a run whose tokenizer is not its data's
   const tj = JSON.parse(await Deno.readTextFile(`${run}/tokenizer.json`));
@@ -88,6 +92,105 @@ Deno.test("exportVerl() writes the folder from a run: data, model, mempo_verl, c
   await Deno.writeTextFile(`${run}/tokenizer.json`, JSON.stringify(tj));
   await assert.rejects(exportVerl({ run, out }), /tokenizer\.json differs from the run's tokenizer\.json/);
   await assert.rejects(exportVerl({ out }), /give a run directory or a data directory/);
+});
+
+/** Every file under a directory with the SHA-256 of its bytes and its mode, sorted by path. */
+async function treeHash(dir: string, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(`${dir}/${prefix}`)) {
+    const rel = `${prefix}${e.name}`;
+    if (e.isDirectory) out.push(`${rel}/`, ...(await treeHash(dir, `${rel}/`)));
+    else {
+      const bytes = await Deno.readFile(`${dir}/${rel}`);
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+      const mode = ((await Deno.stat(`${dir}/${rel}`)).mode ?? 0) & 0o777;
+      out.push(`${rel} ${[...digest].map((b) => b.toString(16).padStart(2, "0")).join("")} ${mode.toString(8)}`);
+    }
+  }
+  return out.sort();
+}
+
+Deno.test("exportVerl(): a refused or failed export leaves an earlier export byte for byte, and nothing beside it", async () => {
+  const { data, run } = await fakeRun();
+  const parent = await Deno.makeTempDir();
+  const out = `${parent}/export`;
+  await exportVerl({ run, out });
+  const before = await treeHash(out);
+  assert.ok(before.length > 30 && before.some((l) => l.startsWith("model/model.safetensors ")), before.join("\n"));
+  assert.ok(before.some((l) => /^config\/run\.sh \S+ 755$/.test(l)), "run.sh is executable");
+  const other = await Deno.makeTempDir();
+  await buildData(other, 3, { trainCount: 12, testCount: 2, testObjectives: [1, 2] });
+  const refusals: [Parameters<typeof exportVerl>[0], (e: Error) => boolean][] = [
+    // --checkpoint outside the run's stages (sft and rl.algorithms: mempo, grpo)
+    [
+      { run, out, checkpoint: "ppo" },
+      (e) => e instanceof UsageError && /--checkpoint must be one of sft, mempo, grpo .*"ppo"/.test(e.message),
+    ],
+    // a stage of the run that has no checkpoint yet
+    [{ run, out, checkpoint: "mempo" }, (e) => e instanceof DataError && /no config\.json in .*mempo/.test(e.message)],
+    [
+      { out, checkpoint: "sft", data },
+      (e) => e instanceof UsageError && /a checkpoint needs a run directory/.test(e.message),
+    ],
+    // a data directory that is not the run's (its tokenizer differs): refused before its sets are written
+    [
+      { run, out, data: other },
+      (e) => e instanceof DataError && /differs from the run's tokenizer\.json .*--data/.test(e.message),
+    ],
+    [
+      { run, out, data: `${parent}/nodata` },
+      (e) => e instanceof DataError && /Cannot export .*cannot read .*nodata\/tokenizer\.json/.test(e.message),
+    ],
+    [
+      { run: `${parent}/norun`, out },
+      (e) => e instanceof DataError && /norun\/config\.json: no such file/.test(e.message),
+    ],
+  ];
+  for (const [options, check] of refusals) {
+    await assert.rejects(exportVerl(options), check, JSON.stringify(options));
+    assert.deepEqual(await treeHash(out), before, JSON.stringify(options));
+  }
+  // a checkpoint damaged after the earlier export: its hash no longer matches
+  const weights = `${run}/sft/policy.safetensors`;
+  const bytes = await Deno.readFile(weights);
+  bytes[bytes.length - 1]! ^= 1;
+  await Deno.writeFile(weights, bytes);
+  await assert.rejects(
+    exportVerl({ run, out }),
+    (e: Error) => e instanceof DataError && /policy\.safetensors is corrupted/.test(e.message),
+  );
+  assert.deepEqual(await treeHash(out), before);
+  // a failure while building (the data directory's train set is damaged after the checks): out is as it was
+  bytes[bytes.length - 1]! ^= 1;
+  await Deno.writeFile(weights, bytes);
+  const train = await Deno.readFile(`${data}/train.parquet`);
+  await Deno.writeFile(`${data}/train.parquet`, train.subarray(0, 100));
+  await assert.rejects(
+    exportVerl({ run, out }),
+    (e: Error) => e instanceof DataError && /train\.parquet/.test(e.message),
+  );
+  assert.deepEqual(await treeHash(out), before);
+  assert.deepEqual([...Deno.readDirSync(parent)].map((e) => e.name), ["export"], "no staging directory left beside it");
+  // and a good export replaces it whole
+  await Deno.writeFile(`${data}/train.parquet`, train);
+  await exportVerl({ run, out });
+  assert.deepEqual(await treeHash(out), before, "the same run exports to the same bytes");
+  assert.deepEqual([...Deno.readDirSync(parent)].map((e) => e.name), ["export"]);
+  await Deno.remove(parent, { recursive: true });
+  await Deno.remove(other, { recursive: true });
+});
+
+Deno.test("PYTHON_FILES lists every Python file of the package's python/ folder", async () => {
+  const root = new URL("../../python/", import.meta.url).pathname;
+  const walk = async (prefix: string): Promise<string[]> => {
+    const found: string[] = [];
+    for await (const e of Deno.readDir(`${root}${prefix}`)) {
+      if (e.isDirectory && e.name !== "__pycache__") found.push(...(await walk(`${prefix}${e.name}/`)));
+      else if (e.isFile && e.name.endsWith(".py")) found.push(`${prefix}${e.name}`);
+    }
+    return found;
+  };
+  assert.deepEqual([...PYTHON_FILES].sort(), (await walk("")).sort());
 });
 
 Deno.test("exportVerl() from a data directory alone: no model, overrides for every algorithm", async () => {
@@ -115,7 +218,11 @@ Deno.test("in the export, `python3 -c 'import mempo_verl'` works with only torch
     },
   );
   assert.equal(imported.code, 0, imported.stderr);
-  assert.equal(imported.stdout.trim(), "0.7.0 False");
+  assert.equal(
+    imported.stdout.trim(),
+    `${VERL_VERSION} False`,
+    "the Python package's VERL_VERSION is the TypeScript one",
+  );
   // verl's load_extern_object: spec_from_file_location on custom_reward_function.path, from another folder
   const script = `
 import importlib.util, json, sys

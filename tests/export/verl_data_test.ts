@@ -56,7 +56,7 @@ Deno.test("exportVerlData(): the sets in verl's schema, the corpus twice, and bu
   assert.throws(() => maxToolMessageTokens(tok, data.corpus, 0), /topK must be a positive integer, current value is 0/);
   assert.throws(
     () => promptTokens(tok, { prompt: [{ role: "tool", content: "x" }], question: "x", targets: [["a"]] }),
-    /role must be system, user or assistant, current value is tool/,
+    /role must be system, user or assistant, current value is "tool"/,
   );
   await assert.rejects(exportVerlData("/nonexistent", out), /Cannot load data from \/nonexistent/);
   await Deno.remove(dir, { recursive: true });
