@@ -7,6 +7,7 @@
  */
 import { readCorpus } from "../data/dataset.ts";
 import { buildSearchIndex, type SearchIndex } from "../env/search.ts";
+import { DataError } from "../errors.ts";
 
 /**
  * A document as Search-R1's corpus files and retrieval server hold it: the
@@ -180,13 +181,41 @@ export function retrieveResult(
   };
 }
 
+/** The request's body, read chunk by chunk and abandoned once it passes `limit` bytes (undefined then). */
+async function readAtMost(request: Request, limit: number): Promise<Uint8Array | undefined> {
+  if (request.body === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > limit) return undefined;
+      chunks.push(value);
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return bytes;
+}
+
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 
 /**
  * The HTTP handler: `POST /retrieve` (Search-R1's shape), `GET /health`;
  * a malformed request gets 400 with `{"error": …}` naming the field, a body
- * over the limit 413, another path 404, another method 405.
+ * over the limit 413 (refused on its `Content-Length` before it is read, and
+ * the read stopped once it passes the limit when it declares none), another
+ * path 404, another method 405.
  *
  * Source: Search-R1 `retrieval_server.py` (FastAPI) endpoints.
  *
@@ -220,12 +249,20 @@ export function retrievalHandler(
     }
     if (path !== "/retrieve") return json(404, { error: `no endpoint ${path}: use POST /retrieve` });
     if (request.method !== "POST") return json(405, { error: "use POST /retrieve" }, { allow: "POST" });
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.length > maxBodyBytes) {
-      return json(413, {
-        error: `the request body must be at most ${maxBodyBytes} bytes, current size is ${bytes.length}`,
-      });
+    const tooLarge = (size: string) =>
+      json(413, { error: `the request body must be at most ${maxBodyBytes} bytes, current size is ${size}` });
+    // the declared size first: a body over the limit is refused before a byte of it is read
+    const declared = request.headers.get("content-length");
+    if (declared !== null) {
+      if (!/^\d+$/.test(declared.trim())) {
+        return json(400, {
+          error: `the Content-Length header must be a byte count, current value is ${short(declared)}`,
+        });
+      }
+      if (Number(declared) > maxBodyBytes) return tooLarge(`${Number(declared)} (Content-Length)`);
     }
+    const bytes = await readAtMost(request, maxBodyBytes);
+    if (bytes === undefined) return tooLarge(`over ${maxBodyBytes}`);
     let body: unknown;
     try {
       body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
@@ -259,5 +296,5 @@ export async function loadSearchIndex(dir: string): Promise<SearchIndex> {
     const found = await Deno.stat(path).then(() => true, () => false);
     if (found) return buildSearchIndex(await readCorpus(path));
   }
-  throw new Error(`Cannot serve search: no corpus in ${dir} (expected data/corpus.parquet or corpus.parquet)`);
+  throw new DataError(`Cannot serve search: no corpus in ${dir} (expected data/corpus.parquet or corpus.parquet)`);
 }

@@ -6,7 +6,9 @@ import {
   parseRetrieveRequest,
   retrievalHandler,
   retrieveResult,
+  searchR1Contents,
 } from "../../lib/export/search_server.ts";
+import { DataError } from "../../lib/errors.ts";
 import { exportVerlData } from "../../lib/export/verl_data.ts";
 import { hasTorch, runPython, valueOf } from "./_python.ts";
 
@@ -70,7 +72,7 @@ Deno.test("retrieveResult() and retrievalHandler(): Search-R1's response shape, 
     ['{"queries": [1]}', 400, /"queries\[0\]" must be a string/],
     ['{"queries": ["a"], "topk": -1}', 400, /"topk" must be an integer/],
     ['{"queries": ["a"], "return_scores": 1}', 400, /"return_scores" must be true or false/],
-    [JSON.stringify({ queries: ["x".repeat(300)] }), 413, /at most 200 bytes, current size is 3\d\d/],
+    [JSON.stringify({ queries: ["x".repeat(300)] }), 413, /at most 200 bytes, current size is (over 200|3\d\d)/],
   ];
   for (const [body, status, re] of cases) {
     const r = await post(body);
@@ -82,7 +84,45 @@ Deno.test("retrieveResult() and retrievalHandler(): Search-R1's response shape, 
   assert.equal(get.status, 405);
   assert.equal(get.headers.get("allow"), "POST");
   assert.deepEqual(await (await handler(new Request("http://x/health"))).json(), { status: "ok", documents: 3 });
-  await assert.rejects(loadSearchIndex("/nonexistent"), /no corpus in \/nonexistent/);
+  await assert.rejects(
+    loadSearchIndex("/nonexistent"),
+    (e: Error) => e instanceof DataError && /no corpus in \/nonexistent/.test(e.message),
+  );
+  assert.equal(searchR1Contents("zorbex", "zorbex was born ."), '"zorbex"\nzorbex was born .');
+});
+
+Deno.test("retrievalHandler(): a body over the limit is refused on its Content-Length unread, else read no further than the limit", async () => {
+  const handler = retrievalHandler(buildSearchIndex(DOCS), { maxBodyBytes: 200 });
+  let pulled = 0;
+  const endless = () =>
+    new ReadableStream<Uint8Array>({
+      pull(c) {
+        pulled += 1;
+        c.enqueue(new TextEncoder().encode('{"queries": ["' + "x".repeat(60)));
+      },
+    });
+  const post = (body: ReadableStream<Uint8Array> | string, headers: Record<string, string> = {}) =>
+    handler(new Request("http://x/retrieve", { method: "POST", body, headers }));
+  // declared too large: 413 with the declared size, and not one chunk pulled
+  const declared = await post(endless(), { "content-length": "5000000" });
+  assert.equal(declared.status, 413);
+  assert.match((await declared.json()).error, /at most 200 bytes, current size is 5000000 \(Content-Length\)/);
+  assert.ok(pulled <= 1, `${pulled} chunks pulled`); // a stream may be primed with one chunk
+  // no Content-Length (chunked): read up to the limit, then stopped
+  pulled = 0;
+  const chunked = await post(endless());
+  assert.equal(chunked.status, 413);
+  assert.match((await chunked.json()).error, /at most 200 bytes, current size is over 200/);
+  assert.ok(pulled <= 5, `${pulled} chunks of 75 bytes pulled for a limit of 200`);
+  const bad = await post("{}", { "content-length": "twelve" });
+  assert.equal(bad.status, 400);
+  assert.match((await bad.json()).error, /Content-Length header must be a byte count, current value is "twelve"/);
+  // a body within the limit, declared or not, is served
+  const body = '{"queries": ["zorbex born"], "topk": 1}';
+  for (const r of [await post(body, { "content-length": String(body.length) }), await post(body)]) {
+    assert.equal(r.status, 200);
+    assert.equal((await r.json()).result[0][0].id, "zorbex");
+  }
 });
 
 /** Starts `deno task serve-search DIR --port 0`; resolves with its URL once it prints its listening line. */
