@@ -45,8 +45,10 @@ export {
   checkWasmGlue,
   PINNED_WASM_VERSION,
   startWasm,
+  startWasmFromEnv,
   threadsFromEnv,
   WASM_GLUE_MARKERS,
+  wasmEnvError,
 } from "./lib/backend/wasm_threads.ts";
 export { createRng, hashSeed, hashString, type Rng, shuffled } from "./lib/random.ts";
 

@@ -4,7 +4,8 @@
  * Importing this module registers the embedded WebAssembly backend (with the
  * kernels that TF.js 4.22's wasm backend lacks, see `backend/wasm_kernels.ts`)
  * and makes it the active backend, on `MEMPO_THREADS` threads (default: every
- * core; see `backend/wasm_threads.ts`), so every module that does
+ * core; see `backend/wasm_threads.ts`; a bad value warns and starts 1
+ * thread), so every module that does
  * `import { tf } from "./tf.ts"` can run tensor code synchronously right away.
  * Switch backends or thread counts with `setBackend` from `backend/backend.ts`.
  *
@@ -13,10 +14,12 @@
 import * as tf from "@tensorflow/tfjs";
 import * as wasm from "@tensorflow/tfjs-backend-wasm";
 import { registerWasmKernels } from "./backend/wasm_kernels.ts";
-import { startWasm, threadsFromEnv } from "./backend/wasm_threads.ts";
+import { startWasmFromEnv } from "./backend/wasm_threads.ts";
 
 registerWasmKernels(tf);
 tf.enableProdMode();
-await startWasm(tf, wasm, threadsFromEnv());
+// a bad MEMPO_THREADS is not thrown from this import (no task could catch it): a warning, 1 thread, and every
+// task then refuses it as a usage error (lib/cli/task.ts)
+await startWasmFromEnv(tf, wasm);
 
 export { tf };

@@ -40,6 +40,7 @@ import type * as tfTypes from "@tensorflow/tfjs";
 import os from "node:os";
 import { createRequire } from "node:module";
 import { Worker as NodeWorker } from "node:worker_threads";
+import { DataError, UsageError } from "../errors.ts";
 
 /** The tfjs-backend-wasm version whose glue the overrides below are written against. */
 export const PINNED_WASM_VERSION = "4.22.0";
@@ -88,7 +89,8 @@ function packageFiles(): { dist: string; workerScript: string; mainScript: strin
  *
  * @param version The installed package's `version_wasm`.
  * @param glue The text of its `dist/tf-backend-wasm.node.js` (read from the installed package when omitted).
- * @returns Nothing; throws an `Error` naming the version or the missing piece of glue.
+ * @returns Nothing; throws a `DataError` (an installed component that does not fit) naming the version or the
+ *   missing piece of glue.
  *
  * @example
  * ```ts
@@ -102,7 +104,7 @@ function packageFiles(): { dist: string; workerScript: string; mainScript: strin
  */
 export function checkWasmGlue(version: string, glue?: string): void {
   if (version !== PINNED_WASM_VERSION) {
-    throw new Error(
+    throw new DataError(
       `The threaded wasm loader (lib/backend/wasm_threads.ts) is pinned to tfjs-backend-wasm ${PINNED_WASM_VERSION}, ` +
         `found ${version}: pin the version in deno.json or port the loader (or run with --threads 1)`,
     );
@@ -110,7 +112,7 @@ export function checkWasmGlue(version: string, glue?: string): void {
   const text = glue ?? Deno.readTextFileSync(packageFiles().dist);
   for (const { what, text: marker } of WASM_GLUE_MARKERS) {
     if (!text.includes(marker)) {
-      throw new Error(
+      throw new DataError(
         `The threaded wasm loader relies on tfjs-backend-wasm's glue, which no longer has: ${what} ` +
           `(${JSON.stringify(marker)} in dist/tf-backend-wasm.node.js); port lib/backend/wasm_threads.ts ` +
           "(or run with --threads 1)",
@@ -126,7 +128,7 @@ export function checkWasmGlue(version: string, glue?: string): void {
  * Source: the `OMP_NUM_THREADS` / `torch.set_num_threads` convention (an environment variable, default all cores).
  *
  * @param value The variable's value (`Deno.env.get("MEMPO_THREADS")` when omitted).
- * @returns An integer ≥ 1; throws a `RangeError` naming the variable and its value otherwise.
+ * @returns An integer ≥ 1; throws a `UsageError` (a `RangeError`) naming the variable and its value otherwise.
  *
  * @example
  * ```ts
@@ -150,7 +152,7 @@ export function threadsFromEnv(value?: string): number {
   if (raw === undefined || raw.trim() === "") return Math.max(1, navigator.hardwareConcurrency || 1);
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) {
-    throw new RangeError(`MEMPO_THREADS must be an integer ≥ 1, current value is ${JSON.stringify(raw)}`);
+    throw new UsageError(`MEMPO_THREADS must be an integer ≥ 1, current value is ${JSON.stringify(raw)}`);
   }
   return n;
 }
@@ -292,4 +294,79 @@ export async function startWasm(
     );
   }
   return got;
+}
+
+/** Why {@linkcode startWasmFromEnv} could not start the backend as the environment asked (undefined when it could). */
+let envStartError: UsageError | DataError | undefined;
+
+/**
+ * Starts the `wasm` backend on the threads the environment asks for
+ * ({@linkcode threadsFromEnv}): what `lib/tf.ts` runs when it is imported,
+ * before any task can catch an error. A bad `MEMPO_THREADS` or a threaded
+ * build that does not fit the installed package is not thrown from the
+ * import: it prints one warning line, the backend starts on 1 thread (the
+ * plain SIMD build: the same numbers, slower), and the error is kept for
+ * {@linkcode wasmEnvError}, which every task raises before its body (exit 2
+ * or 1, one line, no stack trace).
+ *
+ * Source: the `OMP_NUM_THREADS` convention; POSIX exit codes (2: usage, 1: failure).
+ *
+ * @param tf The TensorFlow.js namespace.
+ * @param wasm The `@tensorflow/tfjs-backend-wasm` module.
+ * @param value The variable's value (`Deno.env.get("MEMPO_THREADS")` when omitted).
+ * @param warn Where the warning goes. @default console.error
+ * @returns The thread count started.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import * as wasm from "@tensorflow/tfjs-backend-wasm";
+ * import { tf } from "../tf.ts";
+ * import { startWasmFromEnv, wasmEnvError } from "./wasm_threads.ts";
+ *
+ * const lines: string[] = [];
+ * assert.equal(await startWasmFromEnv(tf, wasm, "two", (l) => lines.push(l)), 1);
+ * assert.match(lines[0]!, /^warning: MEMPO_THREADS must be an integer ≥ 1, current value is "two"; the wasm backend runs on 1 thread/);
+ * assert.match(wasmEnvError()!.message, /MEMPO_THREADS must be an integer/);
+ * assert.equal(await startWasmFromEnv(tf, wasm, "1"), 1);
+ * assert.equal(wasmEnvError(), undefined);
+ * ```
+ */
+export async function startWasmFromEnv(
+  tf: typeof tfTypes,
+  wasm: WasmModuleExports,
+  value?: string,
+  warn: (line: string) => void = (line) => console.error(line),
+): Promise<number> {
+  try {
+    const threads = await startWasm(tf, wasm, threadsFromEnv(value));
+    envStartError = undefined;
+    return threads;
+  } catch (e) {
+    if (!(e instanceof UsageError || e instanceof DataError)) throw e;
+    envStartError = e;
+    warn(`warning: ${e.message}; the wasm backend runs on 1 thread`);
+    return await startWasm(tf, wasm, 1);
+  }
+}
+
+/**
+ * The error that kept {@linkcode startWasmFromEnv} from starting the backend
+ * as the environment asked (a bad `MEMPO_THREADS`: a `UsageError`; a
+ * threaded build that does not fit: a `DataError`), or undefined. A task
+ * throws it before its body unless `--threads` overrides the variable.
+ *
+ * Source: this package's task error path (`lib/cli/task.ts`).
+ *
+ * @returns The error, or undefined.
+ *
+ * @example
+ * ```ts
+ * import { wasmEnvError } from "./wasm_threads.ts";
+ *
+ * console.assert(wasmEnvError() === undefined || wasmEnvError() instanceof Error);
+ * ```
+ */
+export function wasmEnvError(): UsageError | DataError | undefined {
+  return envStartError;
 }

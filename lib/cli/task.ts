@@ -16,6 +16,7 @@
 import { parseArgs } from "node:util";
 import { DataError, UsageError } from "../errors.ts";
 import { setBackend, wasmThreads } from "../backend/backend.ts";
+import { wasmEnvError } from "../backend/wasm_threads.ts";
 
 /** One flag of a task. */
 export interface FlagSpec {
@@ -86,7 +87,12 @@ export const SHARED_FLAGS: Readonly<Record<string, SharedFlagSpec>> = Object.fre
     defaultText: "MEMPO_THREADS, else every core",
     help: "threads of the wasm backend's matrix products (1: the single-threaded build); child processes inherit it",
     apply: async (value: unknown) => {
-      if (value === undefined) return;
+      // not given: the environment's MEMPO_THREADS holds, and one that could not be applied is refused here
+      if (value === undefined) {
+        const e = wasmEnvError();
+        if (e !== undefined) throw e;
+        return;
+      }
       const n = value as number;
       Deno.env.set("MEMPO_THREADS", String(n)); // for the processes a task starts (tests, notebooks, bench rounds)
       if (wasmThreads() !== undefined && wasmThreads() !== n) await setBackend("wasm", { threads: n });

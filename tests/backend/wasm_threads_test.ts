@@ -1,12 +1,17 @@
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
 import { setBackend, wasmThreads } from "../../lib/backend/backend.ts";
+import * as wasm from "@tensorflow/tfjs-backend-wasm";
 import {
   checkWasmGlue,
   PINNED_WASM_VERSION,
+  startWasmFromEnv,
   threadsFromEnv,
   WASM_GLUE_MARKERS,
+  wasmEnvError,
 } from "../../lib/backend/wasm_threads.ts";
+import { SHARED_FLAGS } from "../../lib/cli/task.ts";
+import { DataError, UsageError } from "../../lib/errors.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel, trainableVariables } from "../../lib/model/params.ts";
 import { createAdamW } from "../../lib/optim/adamw.ts";
@@ -29,7 +34,10 @@ Deno.test("checkWasmGlue(): the installed tfjs-backend-wasm is the pinned versio
       (e: Error) => e.message.includes(`no longer has: ${what}`) && e.message.includes("--threads 1"),
     );
   }
-  assert.throws(() => checkWasmGlue("4.21.0", glue), /pinned to tfjs-backend-wasm 4\.22\.0, found 4\.21\.0/);
+  assert.throws(
+    () => checkWasmGlue("4.21.0", glue),
+    (e: Error) => e instanceof DataError && /pinned to tfjs-backend-wasm 4\.22\.0, found 4\.21\.0/.test(e.message),
+  );
 });
 
 Deno.test("threadsFromEnv(): MEMPO_THREADS, else every core; bad values are named", () => {
@@ -38,8 +46,34 @@ Deno.test("threadsFromEnv(): MEMPO_THREADS, else every core; bad values are name
   for (const bad of ["0", "-1", "1.5", "two"]) {
     assert.throws(
       () => threadsFromEnv(bad),
-      new RegExp(`MEMPO_THREADS must be an integer ≥ 1, current value is "${bad.replace(".", "\\.")}"`),
+      (e: Error) =>
+        e instanceof UsageError &&
+        new RegExp(`MEMPO_THREADS must be an integer ≥ 1, current value is "${bad.replace(".", "\\.")}"`).test(
+          e.message,
+        ),
     );
+  }
+});
+
+Deno.test("startWasmFromEnv(): a bad MEMPO_THREADS warns once and starts 1 thread, and the error waits for the task", async () => {
+  const before = wasmThreads()!;
+  const lines: string[] = [];
+  try {
+    assert.equal(await startWasmFromEnv(tf, wasm, "two", (l) => lines.push(l)), 1);
+    assert.equal(wasmThreads(), 1);
+    assert.deepEqual(lines, [
+      'warning: MEMPO_THREADS must be an integer ≥ 1, current value is "two"; the wasm backend runs on 1 thread',
+    ]);
+    assert.ok(wasmEnvError() instanceof UsageError);
+    // every task raises it before its body, unless --threads overrides the variable
+    const env = Deno.env.get("MEMPO_THREADS");
+    await assert.rejects(SHARED_FLAGS.threads!.apply!(undefined) as Promise<void>, /MEMPO_THREADS must be an integer/);
+    assert.equal(Deno.env.get("MEMPO_THREADS"), env);
+    assert.equal(await startWasmFromEnv(tf, wasm, String(before), (l) => lines.push(l)), before);
+    assert.equal(wasmEnvError(), undefined);
+    assert.equal(lines.length, 1);
+  } finally {
+    await setBackend("wasm", { threads: before });
   }
 });
 
