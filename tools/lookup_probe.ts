@@ -11,6 +11,7 @@ import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { setBackend } from "../lib/backend/backend.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
+import { ALGORITHMS } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
 import {
   lookupAccuracy,
@@ -28,7 +29,7 @@ const TASK = {
   flags: {
     policy: {
       type: "string",
-      choices: ["sft", "mempo", "grpo", "ppo"],
+      choices: ["sft", ...ALGORITHMS],
       default: "sft",
       value: "NAME",
       help: "which checkpoint",

@@ -13,6 +13,7 @@ import { createRng, hashSeed } from "../lib/random.ts";
 import { runEpisodes } from "../lib/env/rollout.ts";
 import { modelPolicy } from "../lib/env/model_policy.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
+import { ALGORITHMS } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
 import { drawQuestions } from "../lib/train/rl_trainer.ts";
 import { computeMemoryCredit } from "../lib/train/memory_credit.ts";
@@ -33,7 +34,7 @@ const TASK = {
     steps: { type: "integer", min: 1, default: 6, help: "RL steps' worth of rollouts" },
     policy: {
       type: "string",
-      choices: ["sft", "mempo", "grpo"],
+      choices: ["sft", ...ALGORITHMS],
       default: "sft",
       value: "NAME",
       help: "which checkpoint",

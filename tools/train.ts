@@ -2,7 +2,7 @@
 // `deno task train --help` lists the flags, `--help-config` every config field.
 import cliProgress from "cli-progress";
 import { BACKEND_NAMES, releaseBackend, setBackend } from "../lib/backend/backend.ts";
-import { type ConfigOverrides, mergeSections, PRESETS, resolveConfig } from "../lib/config/experiment.ts";
+import { ALGORITHMS, type ConfigOverrides, mergeSections, PRESETS, resolveConfig } from "../lib/config/experiment.ts";
 import { configHelp } from "../lib/config/config_help.ts";
 import { type ProgressEvent, runPipeline } from "../lib/pipeline/pipeline.ts";
 import { branchRun } from "../lib/pipeline/branch.ts";
@@ -27,7 +27,7 @@ const TASK = {
       type: "string",
       value: "LIST",
       defaultText: "mempo,grpo",
-      help: "RL algorithms, comma-separated: ppo, grpo, mempo",
+      help: `RL algorithms, comma-separated: ${ALGORITHMS.join(", ")}`,
     },
     backend: { type: "string", choices: BACKEND_NAMES, value: "NAME", defaultText: "wasm", help: "tensor backend" },
     seed: { type: "integer", min: 0, defaultText: "0", help: "seed of everything" },

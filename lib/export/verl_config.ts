@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
+import { type Algorithm, ALGORITHMS, type ExperimentConfig } from "../config/experiment.ts";
 import type { KlEstimator } from "../loss/kl.ts";
 import { modelPreset } from "../model/config.ts";
 import { mempoOptions } from "../train/rl_trainer.ts";
@@ -78,7 +78,9 @@ export function verlAdvEstimator(config: ExperimentConfig, algorithm: Algorithm)
   if (algorithm === "ppo") return "gae";
   if (algorithm === "grpo") return config.rl.std === "bessel" && config.rl.epsilon === 1e-6 ? "grpo" : "mempo_grpo";
   throw new RangeError(
-    `Cannot map the algorithm to verl: it must be ppo, grpo or mempo, current value is ${JSON.stringify(algorithm)}`,
+    `Cannot map the algorithm to verl: it must be one of ${ALGORITHMS.join(", ")}, current value is ${
+      JSON.stringify(algorithm)
+    }`,
   );
 }
 

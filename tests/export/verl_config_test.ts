@@ -82,7 +82,10 @@ Deno.test("verlOverrides() carries the run's hyperparameters (hand-checked again
   assert.equal(get("grpo")["algorithm.adv_estimator"], "grpo");
   assert.equal(get("ppo")["critic.cliprange_value"], 0.5);
   assert.equal(verlAdvEstimator(resolveConfig("quick", { rl: { epsilon: 1e-4 } }), "grpo"), "mempo_grpo");
-  assert.throws(() => verlAdvEstimator(c, "dpo" as Algorithm), /must be ppo, grpo or mempo, current value is "dpo"/);
+  assert.throws(
+    () => verlAdvEstimator(c, "dpo" as Algorithm),
+    /must be one of ppo, grpo, mempo, current value is "dpo"/,
+  );
   const k3 = verlOverrides(resolveConfig("quick", { rl: { klEstimator: "k3" } }), "grpo", SIZES)
     .find((o) => o.key === "actor_rollout_ref.actor.kl_loss_type")!;
   assert.match(k3.from, /unclamped here/);
