@@ -12,16 +12,20 @@
  * @module
  */
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
-import { type Algorithm, type ExperimentConfig, resolveConfig, validateConfig } from "../config/experiment.ts";
+import { type Algorithm, type ExperimentConfig, validateConfig } from "../config/experiment.ts";
+import { readRunConfig } from "../config/run_config.ts";
 import { setBackend } from "../backend/backend.ts";
 import type { LoadedData } from "../data/build.ts";
-import { loadCheckpoint } from "../model/checkpoint.ts";
+import { checkRunTokenizer } from "../data/run_tokenizer.ts";
+import { loadCheckpoint, readCheckpointRecord } from "../model/checkpoint.ts";
+import { modelPreset } from "../model/config.ts";
 import type { Model } from "../model/params.ts";
 import { AGENT_NAMES, type EvalRow, evaluateAgents } from "../eval/evaluate.ts";
 import { pairedBootstrap, type PairedBootstrapResult } from "../eval/paired_bootstrap.ts";
+import { writeFileAtomic } from "../atomic_file.ts";
+import { DataError, UsageError } from "../errors.ts";
 import { branchRun } from "./branch.ts";
 import { ensureData, type ProgressEvent, runPipeline } from "./pipeline.ts";
-import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 
 /** The two agents compared, MemPO first (the difference is MemPO − GRPO). */
 const COMPARED: readonly Algorithm[] = ["mempo", "grpo"];
@@ -38,6 +42,11 @@ export interface CompareOptions {
   log?: (line: string) => void;
   /** The pipeline's progress events of a seed's RL. */
   onProgress?: (seed: number, e: ProgressEvent) => void;
+  /**
+   * Polled before each seed and between a seed's RL steps; true saves the seed's checkpoint and stops (Ctrl-C):
+   * {@linkcode compareRun} then returns undefined, and a second comparison resumes from the finished seeds.
+   */
+  shouldStop?: () => boolean;
 }
 
 /** One agent at one seed on one test set. */
@@ -97,13 +106,34 @@ async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
 }
 
-async function readJson<T>(path: string): Promise<T | undefined> {
+/** A file this comparison wrote before (a seed's evaluation, a branch's config): missing or damaged, it is remade. */
+async function readDerived<T>(path: string): Promise<T | undefined> {
   return await Deno.readTextFile(path).then((t) => JSON.parse(t) as T, () => undefined);
 }
 
+/** The run's `eval.json` (the SFT start and the research check): none is no rows; a damaged one is refused. */
+async function readEvalRows(runDir: string): Promise<EvalRow[]> {
+  const path = `${runDir}/eval.json`;
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return [];
+    throw new DataError(`Cannot compare ${runDir}: cannot read ${path} (${(e as Error).message})`);
+  }
+  try {
+    const rows = (JSON.parse(text) as { rows?: unknown }).rows ?? [];
+    if (!Array.isArray(rows)) throw new Error("its rows are not a list");
+    return rows as EvalRow[];
+  } catch (e) {
+    throw new DataError(`Cannot compare ${runDir}: ${path} is damaged (${(e as Error).message})`);
+  }
+}
+
+/** Whether a stage's current checkpoint ({@linkcode readCheckpointRecord}, a swap cut short included) is finished. */
 async function finished(dir: string): Promise<boolean> {
-  const record = await readJson<{ state?: { done?: boolean } }>(`${dir}/config.json`);
-  return record?.state?.done === true;
+  const record = await readCheckpointRecord(dir);
+  return (record?.state as { done?: unknown } | undefined)?.done === true;
 }
 
 /** A seed's config: the run's, RL seed `seed`, MemPO and GRPO. */
@@ -133,9 +163,15 @@ function seedConfig(config: ExperimentConfig, seed: number): ExperimentConfig {
  * Source: MemPO (arXiv:2603.00680) Table 1 (MemPO vs GRPO); Agarwal et al. 2021 (rliable: report intervals over
  * runs, not point estimates); Owen 2007 (pigeonhole bootstrap).
  *
+ * Refused with a `UsageError` for bad options (seeds, objectives, resamples)
+ * and a `DataError` for a run that cannot be compared (its config, its SFT
+ * stage unfinished, its tokenizer, a damaged checkpoint or `eval.json`). Every
+ * checkpoint loaded is checked against the run's architecture.
+ *
  * @param runDir A run directory with a finished `sft/` checkpoint.
- * @param options Seeds, objective counts, resamples, progress.
- * @returns The comparison (also written as `compare.json` / `compare.md`).
+ * @param options Seeds, objective counts, resamples, progress, stop.
+ * @returns The comparison (also written as `compare.json` / `compare.md`), or undefined when `shouldStop` stopped it
+ *   (the finished seeds, and the stopped seed's checkpoint, are kept for the next comparison).
  *
  * @example
  * ```ts
@@ -144,38 +180,47 @@ function seedConfig(config: ExperimentConfig, seed: number): ExperimentConfig {
  * console.assert(typeof compareRun === "function"); // see tests/pipeline/compare_test.ts for a whole comparison
  * ```
  */
-export async function compareRun(runDir: string, options: CompareOptions = {}): Promise<CompareResult> {
+export async function compareRun(runDir: string, options: CompareOptions = {}): Promise<CompareResult | undefined> {
   const { seeds = [0, 1, 2], resamples = 10000 } = options;
   const log = options.log ?? (() => {});
-  const fail = (why: string): never => {
-    throw new Error(`Cannot compare ${runDir}: ${why}`);
+  const stop = () => options.shouldStop?.() ?? false;
+  const refuse = (why: string): never => {
+    throw new UsageError(`Cannot compare ${runDir}: ${why}`);
   };
   if (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s) || s < 0)) {
-    fail(`seeds must be non-negative integers, current value is ${JSON.stringify(seeds)}`);
+    refuse(`seeds must be non-negative integers, current value is ${JSON.stringify(seeds)}`);
   }
-  if (new Set(seeds).size !== seeds.length) fail(`seeds must differ, current value is ${JSON.stringify(seeds)}`);
-  const saved = await readJson<Record<string, unknown>>(`${runDir}/config.json`);
-  if (saved === undefined) fail("it has no readable config.json");
-  const { preset, ...overrides } = saved!;
-  const config = resolveConfig(String(preset), overrides as never);
+  if (new Set(seeds).size !== seeds.length) refuse(`seeds must differ, current value is ${JSON.stringify(seeds)}`);
+  if (!Number.isInteger(resamples) || resamples < 1) {
+    refuse(`resamples must be an integer ≥ 1, current value is ${JSON.stringify(resamples)}`);
+  }
+  const config = await readRunConfig(runDir);
   const objectives = [...(options.objectives ?? config.data.testObjectives)].sort((a, b) => a - b);
   for (const k of objectives) {
     if (!config.data.testObjectives.includes(k)) {
-      fail(`objectives must be among its test sets (${config.data.testObjectives.join(", ")}), current value is ${k}`);
+      refuse(
+        `objectives must be among its test sets (${config.data.testObjectives.join(", ")}), current value is ${k}`,
+      );
     }
   }
-  if (!(await finished(`${runDir}/sft`))) fail("its SFT stage has not finished");
+  if (!(await finished(`${runDir}/sft`))) {
+    throw new DataError(`Cannot compare ${runDir}: its SFT stage has not finished`);
+  }
+  const evalRows = await readEvalRows(runDir);
   await setBackend(config.backend);
   const loaded = await ensureData(config);
   await checkRunTokenizer(runDir, config.dataDir, "evaluate");
+  // every checkpoint loaded must be the run's architecture over the run's tokenizer
+  const expect = modelPreset(config.model, loaded.tokenizer.size);
   const runSeed = config.rl.seed ?? config.seed;
 
   const rows: CompareRow[] = [];
   for (const seed of seeds) {
+    if (stop()) return undefined;
     const dir = `${runDir}/compare/seed${seed}`;
     const cfg = seedConfig(config, seed);
     const key = { rl: cfg.rl, eval: cfg.eval, preset: cfg.preset };
-    const record = await readJson<SeedRecord>(`${dir}/compare_eval.json`);
+    const record = await readDerived<SeedRecord>(`${dir}/compare_eval.json`);
     const kept = record !== undefined && JSON.stringify(record.key) === JSON.stringify(key) ? record.rows : [];
     const missing = objectives.filter((k) => !kept.some((r) => r.objectives === k));
     if (missing.length === 0) {
@@ -195,7 +240,7 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     } else {
       from = dir;
       source = `compare/seed${seed}`;
-      const branched = await readJson<unknown>(`${dir}/config.json`);
+      const branched = await readDerived<unknown>(`${dir}/config.json`);
       if (JSON.stringify(branched) !== JSON.stringify(cfg)) {
         // a different (or no) branch there: start it again from the run's SFT checkpoint
         if (await exists(dir)) await Deno.remove(dir, { recursive: true });
@@ -209,13 +254,17 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
         resume: true,
         evaluate: false,
         onProgress: (e) => options.onProgress?.(seed, e),
+        shouldStop: stop,
       });
-      if (!result.completed) fail(`seed ${seed} stopped before its RL finished (${dir}); run the comparison again`);
+      if (!result.completed) {
+        if (stop()) return undefined; // the seed's checkpoint is saved: a second comparison resumes it
+        throw new DataError(`Cannot compare ${runDir}: seed ${seed} stopped before its RL finished (${dir})`);
+      }
     }
     log(`seed ${seed}: evaluating MemPO and GRPO on ${missing.map((k) => `${k}`).join(", ")} objectives`);
     const models: Model[] = [];
     for (const a of COMPARED) {
-      models.push((await loadCheckpoint(`${from}/${a}`, { trainable: false })).models.policy!);
+      models.push((await loadCheckpoint(`${from}/${a}`, { trainable: false, expect })).models.policy!);
     }
     const data: LoadedData = { ...loaded, test: new Map([...loaded.test].filter(([k]) => missing.includes(k))) };
     const evaluated = await evaluateAgents(
@@ -236,7 +285,7 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     }));
     const all = [...kept, ...fresh].sort((a, b) => a.objectives - b.objectives || a.agent.localeCompare(b.agent));
     await Deno.mkdir(dir, { recursive: true });
-    await Deno.writeTextFile(
+    await writeFileAtomic(
       `${dir}/compare_eval.json`,
       JSON.stringify({ seed, source, key, rows: all } satisfies SeedRecord, null, 2),
     );
@@ -257,8 +306,7 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
       questionsOnly: { ciLow: questionsOnly.ciLow, ciHigh: questionsOnly.ciHigh },
     };
   });
-  const evalJson = await readJson<{ rows?: EvalRow[] }>(`${runDir}/eval.json`);
-  const sft = (evalJson?.rows ?? [])
+  const sft = evalRows
     .filter((r) => r.agent === "SFT" && r.contextPolicy === "memory" && objectives.includes(r.objectives))
     .map((r) => ({ objectives: r.objectives, em: r.em }));
   const result: CompareResult = {
@@ -269,10 +317,10 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     sft,
     questions: config.eval.questions,
   };
-  await Deno.writeTextFile(`${runDir}/compare.json`, JSON.stringify(result, null, 2));
+  await writeFileAtomic(`${runDir}/compare.json`, JSON.stringify(result, null, 2));
   // the research check's claims that need several RL seeds, with this comparison's seeds
-  const claims = researchCheck(evalJson?.rows ?? [], { compare: result });
-  await Deno.writeTextFile(
+  const claims = researchCheck(evalRows, { compare: result });
+  await writeFileAtomic(
     `${runDir}/compare.md`,
     `${compareMarkdown(result)}\n## Research check\n\nThe run's eval.json with these seeds (computed, not tuned):\n\n${
       researchCheckMarkdown(claims)

@@ -6,6 +6,7 @@ import { resolveConfig } from "../../lib/config/experiment.ts";
 import { runPipeline } from "../../lib/pipeline/pipeline.ts";
 import { compareMarkdown, type CompareResult, compareRun } from "../../lib/pipeline/compare.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
+import { DataError, UsageError } from "../../lib/errors.ts";
 
 const dataDir = await Deno.makeTempDir();
 const config = resolveConfig("quick", {
@@ -20,7 +21,7 @@ const run = await Deno.makeTempDir();
 await runPipeline({ config, outDir: run });
 const tensorsBefore = tf.memory().numTensors;
 const lines: string[] = [];
-const first = await compareRun(run, { seeds: [0, 1], resamples: 2000, log: (l) => lines.push(l) });
+const first = (await compareRun(run, { seeds: [0, 1], resamples: 2000, log: (l) => lines.push(l) }))!;
 
 Deno.test("compareRun(): compare.json has the shape, the rows and pairs of seeds × questions, intervals around the mean", async () => {
   const json = JSON.parse(await Deno.readTextFile(`${run}/compare.json`)) as CompareResult;
@@ -90,7 +91,9 @@ Deno.test("compareRun(): seed 0 is the run's own MemPO/GRPO (its RL seed), seed 
 
 Deno.test("compare.md: a table per test set, the interval, and a sentence computed from it", async () => {
   const md = await Deno.readTextFile(`${run}/compare.md`);
-  assert.equal(md, compareMarkdown(first));
+  // compareMarkdown, then the research check with these seeds
+  assert.equal(md.slice(0, compareMarkdown(first).length), compareMarkdown(first));
+  assert.match(md.slice(compareMarkdown(first).length), /^\n## Research check\n\nThe run's eval\.json with these seeds/);
   for (const p of first.paired) {
     const section = md.split(`## ${p.objectives} objective`)[1]!.split("\n## ")[0]!;
     assert.match(section, /\| agent \| seed 0 \| seed 1 \| mean \|/);
@@ -115,24 +118,72 @@ Deno.test("compareRun(): a second run reuses every finished seed; --objectives r
   const weights = `${run}/compare/seed1/mempo/policy.safetensors`;
   const before = (await Deno.stat(weights)).mtime!.getTime();
   const again: string[] = [];
-  const second = await compareRun(run, { seeds: [0, 1], resamples: 2000, log: (l) => again.push(l) });
+  const second = (await compareRun(run, { seeds: [0, 1], resamples: 2000, log: (l) => again.push(l) }))!;
   assert.deepEqual(second, first);
   assert.deepEqual(again.filter((l) => /reused/.test(l)).length, 2, again.join("\n"));
   assert.ok(!again.some((l) => /evaluating|branched|resuming/.test(l)), again.join("\n"));
   assert.equal((await Deno.stat(weights)).mtime!.getTime(), before, "no training");
   // one test set: its rows and interval only, nothing evaluated again
   const only: string[] = [];
-  const two = await compareRun(run, { seeds: [1, 0], objectives: [2], resamples: 2000, log: (l) => only.push(l) });
+  const two = (await compareRun(run, { seeds: [1, 0], objectives: [2], resamples: 2000, log: (l) => only.push(l) }))!;
   assert.deepEqual([...new Set(two.rows.map((r) => r.objectives))], [2]);
   assertAllClose(two.paired.map((p) => p.meanDiff), [first.paired[1]!.meanDiff], { atol: 1e-12 });
   assert.ok(only.every((l) => /reused/.test(l)), only.join("\n"));
+  const usage = (message: RegExp) => (e: Error) => e instanceof UsageError && message.test(e.message);
+  const data = (message: RegExp) => (e: Error) => e instanceof DataError && message.test(e.message);
   await assert.rejects(
     compareRun(run, { seeds: [0], objectives: [4] }),
-    /objectives must be among its test sets \(1, 2\), current value is 4/,
+    usage(/objectives must be among its test sets \(1, 2\), current value is 4/),
   );
-  await assert.rejects(compareRun(run, { seeds: [1, 1] }), /seeds must differ/);
-  await assert.rejects(compareRun(run, { seeds: [-1] }), /seeds must be non-negative integers/);
-  await assert.rejects(compareRun(`${run}/missing`), /has no readable config.json/);
+  await assert.rejects(compareRun(run, { seeds: [1, 1] }), usage(/seeds must differ/));
+  await assert.rejects(compareRun(run, { seeds: [-1] }), usage(/seeds must be non-negative integers/));
+  await assert.rejects(compareRun(run, { seeds: [0], resamples: 0 }), usage(/resamples must be an integer ≥ 1/));
+  await assert.rejects(compareRun(`${run}/missing`), data(/missing\/config\.json: no such file/));
+  // a damaged config.json is told from a missing one
+  const broken = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${broken}/config.json`, '{"preset": "quick", ');
+  await assert.rejects(compareRun(broken), data(/config\.json: it is not valid JSON/));
+  await Deno.remove(broken, { recursive: true });
+});
+
+Deno.test("compareRun(): a stage's checkpoint left as .<name>.next by a kill between the renames counts as finished", async () => {
+  // the run's own MemPO, as a kill between saveCheckpoint's two renames leaves it: no mempo/, .mempo.prev and .mempo.next
+  await Deno.rename(`${run}/mempo`, `${run}/.mempo.next`);
+  await Deno.mkdir(`${run}/.mempo.prev`);
+  await Deno.rename(`${run}/compare/seed0/compare_eval.json`, `${run}/compare_eval.seed0.json`);
+  try {
+    const again: string[] = [];
+    const r = (await compareRun(run, { seeds: [0], resamples: 2000, log: (l) => again.push(l) }))!;
+    assert.ok(again.some((l) => /seed 0: the run's own MemPO and GRPO/.test(l)), again.join("\n"));
+    assert.ok(!again.some((l) => /branched|resuming/.test(l)), again.join("\n"));
+    assert.deepEqual(r.rows, first.rows.filter((x) => x.seed === 0));
+  } finally {
+    await Deno.remove(`${run}/.mempo.prev`);
+    await Deno.rename(`${run}/.mempo.next`, `${run}/mempo`);
+    await Deno.rename(`${run}/compare_eval.seed0.json`, `${run}/compare/seed0/compare_eval.json`);
+  }
+});
+
+Deno.test("compareRun(): shouldStop stops before the next seed and returns undefined; the finished seeds are kept", async () => {
+  let polls = 0;
+  const md = await Deno.readTextFile(`${run}/compare.md`);
+  const r = await compareRun(run, { seeds: [0, 1], resamples: 2000, shouldStop: () => ++polls > 1 });
+  assert.equal(r, undefined);
+  assert.equal(polls, 2, "polled before seed 0 (go) and before seed 1 (stop)");
+  assert.equal(await Deno.readTextFile(`${run}/compare.md`), md, "compare.md untouched");
+  const again = (await compareRun(run, { seeds: [0, 1], resamples: 2000 }))!;
+  assert.deepEqual(again, first);
+  // stopped inside a new seed's RL: its branch is kept, and the next comparison resumes it
+  polls = 0;
+  const stopped = await compareRun(run, { seeds: [2], resamples: 2000, shouldStop: () => ++polls > 2 });
+  assert.equal(stopped, undefined);
+  assert.ok(polls > 2, `${polls} polls`);
+  assert.equal(JSON.parse(await Deno.readTextFile(`${run}/compare/seed2/config.json`)).rl.seed, 2);
+  const resumed: string[] = [];
+  const two = (await compareRun(run, { seeds: [2], resamples: 2000, log: (l) => resumed.push(l) }))!;
+  assert.ok(resumed.some((l) => /seed 2: resuming/.test(l)), resumed.join("\n"));
+  assert.deepEqual(two.seeds, [2]);
+  await Deno.remove(`${run}/compare/seed2`, { recursive: true });
 });
 
 Deno.test("compareRun(): the pairs are (seed, question): stored per-question EMs of a seed give the hand-computed difference", async () => {
@@ -149,7 +200,7 @@ Deno.test("compareRun(): the pairs are (seed, question): stored per-question EMs
   set(2, "MemPO", [1, 0, 0.5]);
   set(2, "GRPO", [0, 1, 0.5]);
   await Deno.writeTextFile(path, JSON.stringify(record));
-  const r = await compareRun(run, { seeds: [0, 1], resamples: 4000 });
+  const r = (await compareRun(run, { seeds: [0, 1], resamples: 4000 }))!;
   await Deno.writeTextFile(path, saved);
   const [one, two] = r.paired;
   // 1 objective: pairs (seed 0: 0, 0, 0; seed 1: 1, 1, 1) → mean 0.5; resampling seeds gives means 0, 0.5 or 1
