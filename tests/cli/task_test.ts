@@ -132,9 +132,13 @@ const json = {
 };
 const notRun = await Deno.makeTempDir();
 await Deno.writeTextFile(`${notRun}/config.json`, '{"preset": "quick", "rl": {"steps": -1}}');
+// a run whose config is valid but whose metrics.jsonl has a bad line before its last (not a torn append)
+const tornRun = await Deno.makeTempDir();
+await Deno.writeTextFile(`${tornRun}/config.json`, '{"preset": "quick"}');
+await Deno.writeTextFile(`${tornRun}/metrics.jsonl`, '{"stage": "sft", "st\n{"stage": "sft", "step": 1}\n');
 
-const CASES: [string, string[], number, RegExp][] = [
-  // [task, args, exit code, message]
+const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
+  // [task, args, exit code, message, environment]
   ["tools/train.ts", ["--bogus"], 2, /^error: Unknown option '--bogus'\nusage: deno task train \[flags\]/],
   ["tools/train.ts", ["--seed=-1"], 2, /--seed must be an integer ≥ 0, current value is "-1"/],
   ["tools/train.ts", ["--preset", "huge"], 2, /--preset must be one of default, quick, current value is "huge"/],
@@ -174,20 +178,73 @@ const CASES: [string, string[], number, RegExp][] = [
   ["tools/data.ts", ["--seed", "1.5"], 2, /--seed must be an integer ≥ 0, current value is "1\.5"/],
   ["tools/notebooks.ts", ["--bogus"], 2, /Unknown option '--bogus'/],
   ["tools/test.ts", ["--filter"], 2, /Option '--filter <value>' argument missing/],
-  ["tools/lookup_probe.ts", [notRun, "--policy", "dpo"], 2, /--policy must be one of sft, mempo, grpo, ppo/],
+  ["tools/lookup_probe.ts", [notRun, "--policy", "dpo"], 2, /--policy must be one of sft, ppo, grpo, mempo/],
   ["tools/lookup_probe.ts", [`${work}/nothing`], 1, /Cannot read .*nothing\/config\.json/],
   ["tools/memory_profile.ts", [notRun, "--steps", "0"], 2, /--steps must be an integer ≥ 1, current value is "0"/],
   ["tools/memory_profile.ts", [notRun, "--pool", "episode"], 2, /--pool must be one of question, turn/],
+  ["tools/eval.ts", [tornRun], 1, /metrics\.jsonl line 1 is not JSON/],
   ["bench/bench.ts", ["--reps", "0"], 2, /--reps must be an integer ≥ 1/],
   ["bench/bench.ts", ["--backend", "metal"], 2, /--backend must be one of wasm, cpu, webgpu/],
+  ["tools/compare.ts", [], 2, /^error: missing argument RUN\nusage: deno task compare RUN \[flags\]/],
+  ["tools/compare.ts", [notRun, "--seeds", "a"], 2, /--seeds must be non-negative integers separated by commas/],
+  ["tools/compare.ts", [notRun, "--resamples", "0"], 2, /--resamples must be an integer ≥ 1, current value is "0"/],
+  ["tools/compare.ts", [`${work}/nothing`], 1, /Cannot read .*nothing\/config\.json: no such file/],
+  ["tools/compare.ts", [notRun], 1, /config\.json: Invalid config: rl\.steps must be an integer ≥ 0/],
+  ["tools/export_verl.ts", ["--bogus"], 2, /^error: Unknown option '--bogus'\nusage: deno task export-verl \[RUN\]/],
+  ["tools/export_verl.ts", [notRun], 2, /--out DIR is required/],
+  ["tools/export_verl.ts", ["--out", `${work}/x`], 2, /give a run directory or --data DIR/],
+  [
+    "tools/export_verl.ts",
+    [notRun, "--out", `${work}/x`, "--checkpoint", "dpo"],
+    2,
+    /--checkpoint must be one of sft, ppo, grpo, mempo/,
+  ],
+  [
+    "tools/export_verl.ts",
+    [tornRun, "--out", `${work}/x`, "--checkpoint", "ppo"],
+    2,
+    /--checkpoint must be one of sft, mempo, grpo \(the run's stages\), current value is "ppo"/,
+  ],
+  [
+    "tools/export_verl.ts",
+    [`${work}/nothing`, "--out", `${work}/x`],
+    1,
+    /Cannot read .*nothing\/config\.json: no such file/,
+  ],
+  ["tools/export_verl.ts", [notRun, "--out", `${work}/x`], 1, /config\.json: Invalid config: rl\.steps/],
+  ["tools/serve_search.ts", [], 2, /^error: missing argument DIR\nusage: deno task serve-search DIR \[flags\]/],
+  ["tools/serve_search.ts", [work, "--port=-1"], 2, /--port must be an integer ≥ 0, current value is "-1"/],
+  [
+    "tools/serve_search.ts",
+    [work, "--port", "65536"],
+    2,
+    /--port must be an integer in \[0, 65535\], current value is 65536/,
+  ],
+  ["tools/serve_search.ts", [work, "--topk", "0"], 2, /--topk must be an integer ≥ 1/],
+  ["tools/serve_search.ts", [`${work}/nothing`], 1, /no corpus in .*nothing/],
+  // a bad MEMPO_THREADS, read when lib/tf.ts is imported: a usage error like a bad --threads, not a stack trace
+  ["tools/train.ts", ["--preset", "quick"], 2, /MEMPO_THREADS must be an integer ≥ 1, current value is "two"/, {
+    MEMPO_THREADS: "two",
+  }],
+  [
+    "tools/eval.ts",
+    [`${work}/nothing`],
+    2,
+    /^warning: .*\nerror: MEMPO_THREADS must be an integer ≥ 1, current value is "0"/,
+    { MEMPO_THREADS: "0" },
+  ],
+  // --threads overrides the variable
+  ["tools/eval.ts", [`${work}/nothing`, "--threads", "1"], 1, /Cannot read .*nothing\/config\.json/, {
+    MEMPO_THREADS: "two",
+  }],
 ];
 
 Deno.test("every task: bad flags, configs and files exit 2 or 1 with one message and no stack trace, and write nothing", async () => {
-  const run = async ([task, args]: (typeof CASES)[number]) => {
+  const run = async ([task, args, , , env]: (typeof CASES)[number]) => {
     const r = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", `${root}${task}`, ...args],
       cwd: work,
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", ...env },
     }).output();
     // concurrent deno processes of one project wait for each other's node_modules lock, and say so
     const err = new TextDecoder().decode(r.stderr).replace(/^Blocking waiting for file lock.*\n/gm, "");
@@ -217,6 +274,9 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
     "tools/test.ts",
     "tools/lookup_probe.ts",
     "tools/memory_profile.ts",
+    "tools/compare.ts",
+    "tools/export_verl.ts",
+    "tools/serve_search.ts",
     "bench/bench.ts",
   ];
   for (const task of tasks) {
@@ -234,6 +294,33 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
     assert.match(train, new RegExp(`\\n  --${flag}\\b`), flag);
   }
   assert.match(train, /--seed N +seed of everything \(≥ 0; default: 0\)/);
+  // the tools that parsed flags by hand: every flag with its default, and the shared --threads
+  const help = async (task: string) =>
+    new TextDecoder().decode(
+      (await new Deno.Command(Deno.execPath(), { args: ["run", "-A", `${root}${task}`, "--help"] }).output()).stdout,
+    );
+  const tools: [string, RegExp[]][] = [
+    ["tools/compare.ts", [
+      /\n {2}--seeds LIST +RL seeds, comma-separated \(default: 0,1,2\)\n/,
+      /\n {2}--objectives LIST +.*\(default: every test set of the run\)\n/,
+      /\n {2}--resamples N +bootstrap resamples \(≥ 1; default: 10000\)\n/,
+    ]],
+    ["tools/export_verl.ts", [
+      /\n {2}--out DIR +/,
+      /\n {2}--checkpoint NAME +.*\(one of sft, ppo, grpo, mempo; default: sft/,
+      /\n {2}--data DIR +.*\(default: the run's dataDir\)\n/,
+      /\n {2}--preset NAME +.*\(one of default, quick; default: default\)\n/,
+    ]],
+    ["tools/serve_search.ts", [
+      /\n {2}--host HOST +.*\(default: 127\.0\.0\.1\)\n/,
+      /\n {2}--port N +.*\(≥ 0; default: 8000\)\n/,
+      /\n {2}--topk N +.*\(≥ 1; default: 3\)\n/,
+    ]],
+  ];
+  for (const [task, flags] of tools) {
+    const text = await help(task);
+    for (const re of [...flags, /\n {2}--threads N +/]) assert.match(text, re, task);
+  }
   const config = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `${root}tools/train.ts`, "--help-config"],
   })
