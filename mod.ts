@@ -300,6 +300,7 @@ export {
   type ExperimentConfig,
   type ExperimentPresetName,
   mergeSections,
+  presetDataDir,
   PRESETS,
   resolveConfig,
   RL_CONFIG_SCHEMA,

@@ -1,6 +1,6 @@
 // `deno task data`: generate the world, corpus, QA sets and tokenizer into data/<preset> (or --out DIR).
 import { buildData } from "../lib/data/build.ts";
-import { PRESETS, resolveConfig } from "../lib/config/experiment.ts";
+import { presetDataDir, PRESETS, resolveConfig } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
 
 const TASK = {
@@ -22,7 +22,7 @@ const TASK = {
 
 await runTask(TASK, async ({ flags }) => {
   const config = resolveConfig(flags.preset, flags.seed === undefined ? {} : { seed: flags.seed });
-  const out = flags.out ?? `data/${config.preset}`;
+  const out = flags.out ?? presetDataDir(config.preset);
   const manifest = await buildData(out, config.seed, config.data);
   console.log(`wrote ${out}:`, JSON.stringify(manifest));
 });

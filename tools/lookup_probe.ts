@@ -7,6 +7,7 @@
 // A run whose teacher keeps the state memory (sft.teacherMemory "state": no markers to look up) gets, per test set, the
 // accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table).
 import { loadData } from "../lib/data/build.ts";
+import { checkRunTokenizer } from "../lib/data/run_tokenizer.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { setBackend } from "../lib/backend/backend.ts";
@@ -41,6 +42,8 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
   const config = await readRunConfig(dir);
   await setBackend(config.backend);
+  // the checkpoint's token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
+  await checkRunTokenizer(dir, config.dataDir, "evaluate");
   const data = await loadData(config.dataDir);
   const names = new Set(data.corpus.map((d) => d.id));
   const expect = modelPreset(config.model, data.tokenizer.size);

@@ -6,6 +6,7 @@
 // token-weighted mean A^M (the README's numbers on the question pool's turn-index confound), and the memories that
 // repeat the previous turn's word for word (stale: the new document's fact was not kept) against the rest.
 import { loadData } from "../lib/data/build.ts";
+import { checkRunTokenizer } from "../lib/data/run_tokenizer.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { setBackend } from "../lib/backend/backend.ts";
@@ -50,6 +51,8 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const stage = flags.policy;
   const config = await readRunConfig(dir);
   await setBackend(config.backend);
+  // the checkpoint's token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
+  await checkRunTokenizer(dir, config.dataDir, "evaluate");
   const data = await loadData(config.dataDir);
   const policy = (await loadCheckpoint(`${dir}/${stage}`, {
     trainable: false,

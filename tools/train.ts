@@ -2,7 +2,14 @@
 // `deno task train --help` lists the flags, `--help-config` every config field.
 import cliProgress from "cli-progress";
 import { BACKEND_NAMES, releaseBackend, setBackend } from "../lib/backend/backend.ts";
-import { ALGORITHMS, type ConfigOverrides, mergeSections, PRESETS, resolveConfig } from "../lib/config/experiment.ts";
+import {
+  ALGORITHMS,
+  type ConfigOverrides,
+  mergeSections,
+  presetDataDir,
+  PRESETS,
+  resolveConfig,
+} from "../lib/config/experiment.ts";
 import { configHelp } from "../lib/config/config_help.ts";
 import { type ProgressEvent, runPipeline } from "../lib/pipeline/pipeline.ts";
 import { branchRun } from "../lib/pipeline/branch.ts";
@@ -96,7 +103,7 @@ await runTask(TASK, async ({ flags }) => {
   if (flags.name !== undefined) overrides.name = flags.name;
   const config = resolveConfig(preset, overrides);
   if (flags.out === undefined && baseRun === undefined && config.dataDir === "data") {
-    config.dataDir = `data/${config.preset}`;
+    config.dataDir = presetDataDir(config.preset);
   }
   const outDir = resumeDir ?? flags.out ?? `runs/${config.name}`;
 

@@ -409,6 +409,32 @@ export function mergeSections(
 }
 
 /**
+ * Where the tasks keep a preset's data when no directory is given: `data/<preset>`,
+ * so the presets' data never overwrite each other (`deno task data --preset quick`
+ * writes `data/quick`, which `deno task train --preset quick` then reads).
+ *
+ * ```text
+ * presetDataDir(p) = "data/" + p
+ * ```
+ *
+ * Source: nanoGPT `data/<dataset>/` (one folder per dataset).
+ *
+ * @param preset The preset's name.
+ * @returns The directory.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { presetDataDir } from "./experiment.ts";
+ *
+ * assert.equal(presetDataDir("quick"), "data/quick");
+ * ```
+ */
+export function presetDataDir(preset: string): string {
+  return `data/${preset}`;
+}
+
+/**
  * A preset with overrides applied (nested sections merged), validated.
  *
  * Source: nanoGPT `config/*.py` presets + overrides; TRL config validation.

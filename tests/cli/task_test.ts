@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { executeTask, parseTaskArgs, type SharedFlagSpec, taskHelp } from "../../lib/cli/task.ts";
 import { DataError, UsageError } from "../../lib/errors.ts";
+import { buildTokenizer, tokenizerToJson } from "../../lib/text/tokenizer.ts";
 
 const SPEC = {
   name: "deno task x",
@@ -137,6 +138,13 @@ const tornRun = await Deno.makeTempDir();
 await Deno.writeTextFile(`${tornRun}/config.json`, '{"preset": "quick"}');
 await Deno.writeTextFile(`${tornRun}/metrics.jsonl`, '{"stage": "sft", "st\n{"stage": "sft", "step": 1}\n');
 
+// a run whose saved tokenizer is not its data's (the data was rebuilt since training)
+const tokData = await Deno.makeTempDir();
+const tokRun = await Deno.makeTempDir();
+await Deno.writeTextFile(`${tokData}/tokenizer.json`, tokenizerToJson(buildTokenizer(["a"])));
+await Deno.writeTextFile(`${tokRun}/tokenizer.json`, tokenizerToJson(buildTokenizer(["b"])));
+await Deno.writeTextFile(`${tokRun}/config.json`, JSON.stringify({ preset: "quick", dataDir: tokData }));
+
 const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   // [task, args, exit code, message, environment]
   ["tools/train.ts", ["--bogus"], 2, /^error: Unknown option '--bogus'\nusage: deno task train \[flags\]/],
@@ -180,6 +188,8 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   ["tools/test.ts", ["--filter"], 2, /Option '--filter <value>' argument missing/],
   ["tools/lookup_probe.ts", [notRun, "--policy", "dpo"], 2, /--policy must be one of sft, ppo, grpo, mempo/],
   ["tools/lookup_probe.ts", [`${work}/nothing`], 1, /Cannot read .*nothing\/config\.json/],
+  ["tools/lookup_probe.ts", [tokRun], 1, /Cannot evaluate .*differs from the run's tokenizer\.json/],
+  ["tools/memory_profile.ts", [tokRun], 1, /Cannot evaluate .*differs from the run's tokenizer\.json/],
   ["tools/memory_profile.ts", [notRun, "--steps", "0"], 2, /--steps must be an integer ≥ 1, current value is "0"/],
   ["tools/memory_profile.ts", [notRun, "--pool", "episode"], 2, /--pool must be one of question, turn/],
   ["tools/eval.ts", [tornRun], 1, /metrics\.jsonl line 1 is not JSON/],

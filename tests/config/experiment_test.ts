@@ -182,3 +182,15 @@ Deno.test("resolveConfig(): overrides that are not an object are refused by name
     /rl must be an object of fields, current value is null/,
   );
 });
+
+Deno.test("presetDataDir(): data/<preset>, one folder per preset (deno task data and deno task train agree)", async () => {
+  const { presetDataDir } = await import("../../lib/config/experiment.ts");
+  assert.deepEqual(Object.keys(PRESETS).map(presetDataDir), Object.keys(PRESETS).map((p) => `data/${p}`));
+  assert.notEqual(presetDataDir("quick"), presetDataDir("default"));
+  // the tools take their default from it, not from a path of their own
+  for (const tool of ["train.ts", "data.ts"]) {
+    const text = await Deno.readTextFile(new URL(`../../tools/${tool}`, import.meta.url));
+    assert.match(text, /presetDataDir\(config\.preset\)/, tool);
+    assert.doesNotMatch(text, /`data\/\$\{/, tool);
+  }
+});

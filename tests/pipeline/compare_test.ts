@@ -93,7 +93,10 @@ Deno.test("compare.md: a table per test set, the interval, and a sentence comput
   const md = await Deno.readTextFile(`${run}/compare.md`);
   // compareMarkdown, then the research check with these seeds
   assert.equal(md.slice(0, compareMarkdown(first).length), compareMarkdown(first));
-  assert.match(md.slice(compareMarkdown(first).length), /^\n## Research check\n\nThe run's eval\.json with these seeds/);
+  assert.match(
+    md.slice(compareMarkdown(first).length),
+    /^\n## Research check\n\nThe run's eval\.json with these seeds/,
+  );
   for (const p of first.paired) {
     const section = md.split(`## ${p.objectives} objective`)[1]!.split("\n## ")[0]!;
     assert.match(section, /\| agent \| seed 0 \| seed 1 \| mean \|/);
