@@ -23,43 +23,29 @@ import { encode, SPECIAL_TOKENS } from "../../lib/text/tokenizer.ts";
 import { createRng, hashSeed } from "../../lib/random.ts";
 import { hfTokenizerFiles } from "../../lib/export/hf_tokenizer.ts";
 import { hasTorch, runPython, valueOf } from "./_python.ts";
+import {
+  ALIAS_CASES,
+  NORMALIZE_CASES,
+  SCORE_CASES,
+  SOLUTION_CASES,
+  TARGET_CASES,
+  TRAJECTORY_CASES,
+  TURN_CASES,
+} from "../env/_reward_cases.ts";
 
 type Call = { fn: string; args: Record<string, unknown> };
 
-const OK_SEARCH = "<mem> none </mem> <think> 1 born x </think> <search> x born </search>";
-const OK_ANSWER = "<mem> 1 = y </mem> <think> answer </think> <answer> y </answer>";
-const T3 = [["kalmar"], ["vestria", "vest"], ["olvan"]];
-
-/** Every input of tests/env/reward_test.ts, format_test.ts and the JSDoc examples of reward.ts and format.ts. */
+/** Every case of tests/env/_reward_cases.ts (the tables of reward_test.ts and format_test.ts, the JSDoc examples). */
 function packageCases(): { ts: () => unknown; py: Call }[] {
   const c: { ts: () => unknown; py: Call }[] = [];
-  for (const s of ["The Kalmar, (city)!", "an  apple a day", "", "  The  Hurt-Locker! "]) {
+  for (const [s] of NORMALIZE_CASES) {
     c.push({ ts: () => normalizeAnswer(s), py: { fn: "normalize_answer", args: { s } } });
   }
-  const pairs: [string, string[]][] = [
-    ["Kalmar.", ["vestria", "kalmar"]],
-    ["kalmar city", ["kalmar"]],
-    ["the Kalmar", ["kalmar"]],
-    ["the kalmar", ["kalmar", "x"]],
-    ["", ["kalmar"]],
-    ["kalmar kalmar", ["kalmar"]],
-  ];
-  for (const [prediction, aliases] of pairs) {
+  for (const [prediction, aliases] of ALIAS_CASES) {
     c.push({ ts: () => emCheck(prediction, aliases), py: { fn: "em_check", args: { prediction, aliases } } });
     c.push({ ts: () => f1Score(prediction, aliases), py: { fn: "f1_score", args: { prediction, aliases } } });
   }
-  const answers: [string | null, Targets][] = [
-    [" kalmar ; vest ; tesla ", T3],
-    ["kalmar ; vest", T3],
-    [null, T3],
-    ["kalmar;vestria;olvan", T3],
-    ["Paris", "paris"],
-    ["paris", ["Paris", "City of Light"]],
-    ["kalmar ; olvan", [["kalmar"], ["vestria"]]],
-    ["kalmar", [["kalmar"], ["vestria"]]],
-    ["a ; b", [["a"], ["b"]]],
-  ];
-  for (const [answer, targets] of answers) {
+  for (const [answer, targets] of SCORE_CASES) {
     c.push({
       ts: () => snakeScore(scoreAnswer(answer, targets)),
       py: { fn: "score_answer", args: { answer, targets } },
@@ -71,49 +57,18 @@ function packageCases(): { ts: () => unknown; py: Call }[] {
       });
     }
   }
-  const targetCases: unknown[] = ["x", "Paris", ["Paris", "paris city"], [["a"], ["b", "c"]], [], [["a"], [1]]];
-  for (const targets of targetCases) {
+  for (const [targets] of TARGET_CASES) {
     c.push({ ts: () => normalizeTargets(targets as Targets), py: { fn: "normalize_targets", args: { targets } } });
   }
-  const turns = [
-    OK_SEARCH,
-    OK_ANSWER,
-    "<mem> none </mem> <think> 1 born zorbex </think> <search> zorbex born </search>",
-    "<mem> x </mem> <search> q </search>",
-    "<mem> a </mem> <think> b </think> <search> c </search> <information> d </information>",
-    "<mem> a </mem> <think> b </think> <|user|> <search> c </search>",
-    "<mem> a <think> b </think> </mem> <search> c </search>",
-    "<mem> a </mem> <think> b </think> <search> c",
-    "<mem> a </mem> </think> <search> c </search>",
-    "<think> b </think> <mem> a </mem> <search> c </search>",
-    "<mem> a </mem> <search> c </search>",
-    "<mem> a </mem> <think> b </think>",
-    "<mem> a </mem> <think> b </think> <search> c </search> <answer> d </answer>",
-    "<mem> a </mem> <think> b </think> <mem> c </mem>",
-    "<mem> a </mem> hello <think> b </think> <search> c </search>",
-    `${OK_ANSWER} and more`,
-  ];
-  for (const text of turns) c.push({ ts: () => snakeCheck(parseTurn(text)), py: { fn: "parse_turn", args: { text } } });
-  const trajectories = [
-    [OK_SEARCH, OK_ANSWER],
-    [OK_ANSWER],
-    [OK_SEARCH, OK_ANSWER, OK_SEARCH],
-    [OK_SEARCH],
-    [],
-    ["<mem> none </mem> <think> t </think> <answer> a </answer>"],
-  ];
-  for (const t of trajectories) {
+  for (const [, text] of TURN_CASES) {
+    c.push({ ts: () => snakeCheck(parseTurn(text)), py: { fn: "parse_turn", args: { text } } });
+  }
+  for (const [t] of TRAJECTORY_CASES) {
     c.push({ ts: () => snakeCheck(validateFormat(t)), py: { fn: "validate_format", args: { turns: t } } });
   }
-  for (
-    const text of [
-      OK_ANSWER,
-      "no answer",
-      "<answer>a</answer><answer> b ; c </answer>",
-      "<answer> a </answer> x <answer> b ; c </answer>",
-      "<answer> open",
-    ]
-  ) c.push({ ts: () => extractSolution(text), py: { fn: "extract_solution", args: { text } } });
+  for (const [text] of SOLUTION_CASES) {
+    c.push({ ts: () => extractSolution(text), py: { fn: "extract_solution", args: { text } } });
+  }
   return c;
 }
 
