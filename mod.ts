@@ -435,6 +435,7 @@ export {
   type TaskSpec,
   usageLine,
 } from "./lib/cli/task.ts";
+export { commandSucceeds } from "./lib/cli/command_probe.ts";
 export { DataError, UsageError } from "./lib/errors.ts";
 export { writeFileAtomic } from "./lib/atomic_file.ts";
 export { faultPoint } from "./lib/fault_point.ts";

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { tf } from "../lib/tf.ts";
 import { type BackendName, releaseBackend, setBackend, webgpuAvailable } from "../lib/backend/backend.ts";
 import { createRng } from "../lib/random.ts";
+import { commandSucceeds } from "../lib/cli/command_probe.ts";
 
 /** Runs `fn` once to warm up, then asserts a second run leaves no new tensors. */
 export function assertNoTensorLeak(fn: () => unknown): void {
@@ -20,17 +21,23 @@ export async function assertNoTensorLeakAsync(fn: () => Promise<unknown>): Promi
   assert.equal(tf.memory().numTensors, before, "tensor count changed across calls");
 }
 
+/** The Python with torch the tests use: Debian's, where python3-torch installs (`MEMPO_PYTHON` overrides it). */
+export const PYTHON = Deno.env.get("MEMPO_PYTHON") ?? "/usr/bin/python3";
+
+let torchProbe: Promise<boolean> | undefined;
+
 /**
- * Whether a program runs here and exits 0. A program that is not installed
- * makes `Deno.Command#output` throw when it spawns, before any promise exists,
- * so a `.catch` on the promise never sees it: the try/catch is the guard.
+ * Whether {@linkcode PYTHON} imports torch (probed once per process). When it does not: prints
+ * `skipped: <what>: … (install: …)` and returns false, or throws when `MEMPO_REQUIRE_TORCH=1` (CI installs
+ * python3-torch, so a missing torch there is a failure).
  */
-export async function commandSucceeds(program: string, args: string[]): Promise<boolean> {
-  try {
-    return (await new Deno.Command(program, { args, stdout: "null", stderr: "null" }).output()).code === 0;
-  } catch {
-    return false;
-  }
+export async function hasTorch(what: string): Promise<boolean> {
+  torchProbe ??= commandSucceeds(PYTHON, ["-c", "import torch"]);
+  if (await torchProbe) return true;
+  const line = `skipped: ${what}: ${PYTHON} has no torch (install: apt-get install python3-torch libopenblas0-pthread)`;
+  if (Deno.env.get("MEMPO_REQUIRE_TORCH") === "1") throw new Error(`MEMPO_REQUIRE_TORCH=1 but ${line}`);
+  console.log(line);
+  return false;
 }
 
 /** `MEMPO_SKIP_WEBGPU=1`: no GPU driver in this process (see `webgpuAvailable`). */

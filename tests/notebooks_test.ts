@@ -1,7 +1,7 @@
 // The notebook runner fails on a broken cell and on a type error, and passes a good notebook.
 // (tools/test.ts runs the nine lesson notebooks themselves as its own suite.)
 import assert from "node:assert/strict";
-import { commandSucceeds } from "./_helpers.ts";
+import { commandSucceeds } from "../lib/cli/command_probe.ts";
 
 const hasJupyter = await commandSucceeds("jupyter", ["nbconvert", "--version"]);
 const runner = new URL("../tools/notebooks.ts", import.meta.url).pathname;

@@ -2,6 +2,7 @@
 // with nbconvert on a project-local Deno kernel (NO_COLOR). Fails on any error. `--help` lists the flags.
 import { cleanNotebook, type Notebook, notebookCode } from "../lib/viz/notebook.ts";
 import { runTask } from "../lib/cli/task.ts";
+import { commandSucceeds } from "../lib/cli/command_probe.ts";
 
 const TASK = {
   name: "deno task notebooks",
@@ -21,21 +22,6 @@ const TASK = {
   },
 } as const;
 
-/** Whether `jupyter nbconvert` runs here (a missing program throws when spawned, before any promise). */
-async function hasJupyter(): Promise<boolean> {
-  try {
-    const probe = await new Deno.Command("jupyter", {
-      args: ["nbconvert", "--version"],
-      stdout: "null",
-      stderr: "null",
-    })
-      .output();
-    return probe.code === 0;
-  } catch {
-    return false;
-  }
-}
-
 await runTask(TASK, async ({ flags: values }) => {
   const root = new URL("../", import.meta.url).pathname;
   const dir = values.dir ?? `${root}notebooks`;
@@ -47,7 +33,7 @@ await runTask(TASK, async ({ flags: values }) => {
     Deno.exit(code);
   };
 
-  if (!(await hasJupyter())) {
+  if (!(await commandSucceeds("jupyter", ["nbconvert", "--version"]))) {
     console.log(
       "skipped: notebooks: Jupyter is not installed here, so the notebooks were not executed " +
         "(install: apt-get install -y --no-install-recommends jupyter-nbconvert jupyter-client python3-ipykernel)",

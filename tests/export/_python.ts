@@ -1,37 +1,11 @@
-// Running the Python side of the equality tests: Debian's /usr/bin/python3 with torch. Without torch the
-// tests print one "skipped: …" line and pass (a fresh machine); with MEMPO_REQUIRE_TORCH=1 (.ci/run) they fail.
-
-/** The Python with torch the tests use (`MEMPO_PYTHON` overrides it, e.g. to check the skip path). */
-export const PYTHON = Deno.env.get("MEMPO_PYTHON") ?? "/usr/bin/python3";
+// Running the Python side of the equality tests on Debian's /usr/bin/python3 with torch (PYTHON and hasTorch of
+// tests/_helpers.ts: without torch the tests print one "skipped: …" line and pass; with MEMPO_REQUIRE_TORCH=1 they fail).
+import { PYTHON } from "../_helpers.ts";
 
 /** The repository's copy of the package (the export copies it). */
 export const PYTHON_ROOT = new URL("../../python/", import.meta.url).pathname;
 
 const DRIVER = new URL("../_reference/mempo_verl_driver.py", import.meta.url).pathname;
-
-let probe: Promise<boolean> | undefined;
-
-/**
- * Whether `/usr/bin/python3` imports torch. When it does not: prints the skip line and returns false, or
- * throws when `MEMPO_REQUIRE_TORCH=1` (CI installs python3-torch, so a missing torch there is a failure).
- */
-export async function hasTorch(what: string): Promise<boolean> {
-  probe ??= (async () => {
-    try {
-      const o = await new Deno.Command(PYTHON, { args: ["-c", "import torch"], stdout: "null", stderr: "null" })
-        .output();
-      return o.code === 0;
-    } catch { // no such interpreter
-      return false;
-    }
-  })();
-  if (await probe) return true;
-  const line =
-    `skipped: ${what}: ${PYTHON} has no torch (install with apt-get install python3-torch libopenblas0-pthread)`;
-  if (Deno.env.get("MEMPO_REQUIRE_TORCH") === "1") throw new Error(`MEMPO_REQUIRE_TORCH=1 but ${line}`);
-  console.log(line);
-  return false;
-}
 
 /** One call's outcome on the Python side. */
 export type PyResult = { value: unknown } | { error: string };

@@ -9,7 +9,7 @@ import { tokenizerFromJson } from "../../lib/text/tokenizer.ts";
 import { exportVerl, PYTHON_FILES } from "../../lib/export/export_verl.ts";
 import { mempoJson, VERL_VERSION } from "../../lib/export/verl_config.ts";
 import { DataError, UsageError } from "../../lib/errors.ts";
-import { hasTorch, PYTHON } from "./_python.ts";
+import { hasTorch, PYTHON } from "../_helpers.ts";
 
 const FAKE_VERL = new URL("../_fixtures/fake_verl/", import.meta.url).pathname;
 

@@ -13,7 +13,7 @@ import {
   ropeHalfPermutation,
   writeHfModel,
 } from "../../lib/export/hf_model.ts";
-import { hasTorch, PYTHON } from "./_python.ts";
+import { hasTorch, PYTHON } from "../_helpers.ts";
 
 const tok = buildTokenizer(["zorbex was born in kalmar . kalmar is located in vestria ."]);
 

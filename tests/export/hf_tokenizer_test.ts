@@ -8,7 +8,8 @@ import { runEpisodes } from "../../lib/env/rollout.ts";
 import { tasksFromRecords } from "../../lib/train/demos.ts";
 import { buildTokenizer, decode, encode, SPECIAL_TOKENS } from "../../lib/text/tokenizer.ts";
 import { CHAT_TEMPLATE, HF_SPECIAL_TOKENS, hfTokenizerFiles } from "../../lib/export/hf_tokenizer.ts";
-import { hasTorch, PYTHON } from "./_python.ts";
+import { hasTorch, PYTHON } from "../_helpers.ts";
+import { commandSucceeds } from "../../lib/cli/command_probe.ts";
 
 async function smallData() {
   const dir = await Deno.makeTempDir();
@@ -115,8 +116,7 @@ print(json.dumps(out))
 
 Deno.test("the chat template (rendered by jinja2 as transformers does) gives the package's contexts token for token", async () => {
   if (!(await hasTorch("chat template rendering"))) return;
-  const probe = await new Deno.Command(PYTHON, { args: ["-c", "import jinja2"], stderr: "null" }).output();
-  if (probe.code !== 0) {
+  if (!(await commandSucceeds(PYTHON, ["-c", "import jinja2"]))) {
     if (Deno.env.get("MEMPO_REQUIRE_TORCH") === "1") {
       throw new Error(`${PYTHON} has no jinja2 (apt-get install python3-jinja2)`);
     }

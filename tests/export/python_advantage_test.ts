@@ -17,7 +17,8 @@ import { outcomeTurnSequences } from "../../lib/train/rl_batch.ts";
 import type { Episode } from "../../lib/env/rollout.ts";
 import { createRng, type Rng } from "../../lib/random.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
-import { hasTorch, runPython, valueOf } from "./_python.ts";
+import { runPython, valueOf } from "./_python.ts";
+import { hasTorch } from "../_helpers.ts";
 
 type Call = { fn: string; args: Record<string, unknown> };
 const L = Math.log;

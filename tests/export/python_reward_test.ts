@@ -22,7 +22,8 @@ import { tasksFromRecords } from "../../lib/train/demos.ts";
 import { encode, SPECIAL_TOKENS } from "../../lib/text/tokenizer.ts";
 import { createRng, hashSeed } from "../../lib/random.ts";
 import { hfTokenizerFiles } from "../../lib/export/hf_tokenizer.ts";
-import { hasTorch, runPython, valueOf } from "./_python.ts";
+import { runPython, valueOf } from "./_python.ts";
+import { hasTorch } from "../_helpers.ts";
 import {
   ALIAS_CASES,
   NORMALIZE_CASES,

@@ -10,7 +10,8 @@ import {
 } from "../../lib/export/search_server.ts";
 import { DataError } from "../../lib/errors.ts";
 import { exportVerlData } from "../../lib/export/verl_data.ts";
-import { hasTorch, runPython, valueOf } from "./_python.ts";
+import { runPython, valueOf } from "./_python.ts";
+import { hasTorch } from "../_helpers.ts";
 
 const DOCS = [
   { id: "kalmar", text: "kalmar is a city . kalmar is located in vestria ." },

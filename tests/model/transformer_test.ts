@@ -12,7 +12,7 @@ import {
   valueHead,
 } from "../../lib/model/transformer.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
-import { assertNoTensorLeak, commandSucceeds, onBackends } from "../_helpers.ts";
+import { assertNoTensorLeak, hasTorch, onBackends, PYTHON } from "../_helpers.ts";
 import { saveCheckpoint } from "../../lib/model/checkpoint.ts";
 
 const ids = (rows: number[][]) => tf.tensor2d(rows, undefined, "int32");
@@ -192,17 +192,8 @@ Deno.test("valueHead() gives one value per position; causalBias() masks the futu
 });
 
 Deno.test("a PyTorch model of the same architecture loads the safetensors and gives the same logits (≤ 1e-4)", async () => {
-  const python = Deno.env.get("MEMPO_PYTHON") ?? "/usr/bin/python3"; // Debian's, where python3-torch installs
-  if (!(await commandSucceeds(python, ["-c", "import torch"]))) {
-    // CI installs PyTorch (.ci/run): there the parity check must run
-    assert.notEqual(
-      Deno.env.get("MEMPO_REQUIRE_TORCH"),
-      "1",
-      `MEMPO_REQUIRE_TORCH=1 but ${python} has no torch`,
-    );
-    console.log(`skipped: PyTorch parity: ${python} has no torch (install: apt-get install python3-torch)`);
-    return;
-  }
+  if (!(await hasTorch("PyTorch parity"))) return;
+  const python = PYTHON;
   const m = createModel(modelPreset("tiny", 40), { seed: 8 });
   const dir = await Deno.makeTempDir();
   await saveCheckpoint(dir, { models: { policy: m } });
