@@ -40,7 +40,7 @@ export {
   wasmThreads,
   webgpuAvailable,
 } from "./lib/backend/backend.ts";
-export { registerWasmKernels } from "./lib/backend/wasm_kernels.ts";
+export { registerWasmKernels, RMS_NORM_KERNEL, ROPE_KERNEL } from "./lib/backend/wasm_kernels.ts";
 export {
   checkWasmGlue,
   PINNED_WASM_VERSION,
@@ -151,6 +151,7 @@ export {
 } from "./lib/model/transformer.ts";
 export { generate, type GenerateOptions, type GenerateResult } from "./lib/model/generate.ts";
 export {
+  chunksByTokens,
   scoreContinuations,
   type ScoreOptions,
   type ScorePair,
@@ -198,6 +199,7 @@ export {
   type Hop,
   makeSubQuestion,
   markerOf,
+  numberedQuestion,
   objectiveMarker,
   type QaItem,
   type QaSplitOptions,
@@ -245,6 +247,8 @@ export {
   droppedObjectives,
   FORGOTTEN,
   type MemoryFormat,
+  parseStateMemory,
+  type StateMemory,
   stateTeacherTurn,
   type TeacherOptions,
   type TeacherTurn,
@@ -313,7 +317,12 @@ export {
 } from "./lib/train/demos.ts";
 export { type SftLogRow, trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
 export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
-export { gaeTurnSequences, outcomeTurnSequences, type TurnSequence } from "./lib/train/rl_batch.ts";
+export {
+  gaeTurnSequences,
+  type OutcomeTurnOptions,
+  outcomeTurnSequences,
+  type TurnSequence,
+} from "./lib/train/rl_batch.ts";
 export {
   criticValues,
   policyUpdate,
@@ -321,7 +330,7 @@ export {
   type UpdateModels,
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
-export { mempoOptions, rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
+export { drawQuestions, mempoOptions, rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
 export {
   episodeMetrics,
   equalGroupMetrics,
@@ -447,7 +456,13 @@ export {
   ropeHalfPermutation,
   writeHfModel,
 } from "./lib/export/hf_model.ts";
-export { exportVerlData, maxToolMessageTokens, promptTokens, type VerlDataSummary } from "./lib/export/verl_data.ts";
+export {
+  exportVerlData,
+  maxInformationChars,
+  maxToolMessageTokens,
+  promptTokens,
+  type VerlDataSummary,
+} from "./lib/export/verl_data.ts";
 export {
   mempoJson,
   notCarried,
