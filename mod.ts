@@ -293,6 +293,7 @@ export {
   type ConfigOverrides,
   DATA_CONFIG_SCHEMA,
   type DataConfig,
+  DEFAULT_TEACHER_MEMORY,
   EVAL_CONFIG_SCHEMA,
   type EvalConfig,
   EXPERIMENT_CONFIG_SCHEMA,
@@ -305,7 +306,9 @@ export {
   type RlConfig,
   SFT_CONFIG_SCHEMA,
   type SftConfig,
+  teacherMemory,
   validateConfig,
+  valueAt,
 } from "./lib/config/experiment.ts";
 export { type ConfigField, configFields, configHelp } from "./lib/config/config_help.ts";
 export {

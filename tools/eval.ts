@@ -4,7 +4,7 @@ import { unseenTestWords } from "../lib/data/coverage.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
-import type { Algorithm } from "../lib/config/experiment.ts";
+import { type Algorithm, teacherMemory } from "../lib/config/experiment.ts";
 import { copyDiagnostics } from "../lib/diagnostics/copy_diagnostic.ts";
 import { evalMarkdown, evaluateAgents, runAgents } from "../lib/eval/evaluate.ts";
 import { checkRunTokenizer, writeEvalFiles } from "../lib/pipeline/pipeline.ts";
@@ -42,7 +42,7 @@ await runTask(TASK, async ({ positionals }) => {
     const sft = await load("sft");
     const trained = new Map<Algorithm, Model>();
     for (const a of config.rl.algorithms) trained.set(a, await load(a));
-    const agents = runAgents(sft, trained, data.tokenizer, config.sft.teacherMemory ?? "state");
+    const agents = runAgents(sft, trained, data.tokenizer, teacherMemory(config));
     const t0 = performance.now();
     const rows = await evaluateAgents(
       agents,
@@ -56,7 +56,7 @@ await runTask(TASK, async ({ positionals }) => {
       questions: config.eval.questions,
       maxTurnTokens: config.eval.maxTurnTokens,
       seed: config.seed,
-      memory: config.sft.teacherMemory ?? "state",
+      memory: teacherMemory(config),
     });
     // the training curves come from the run's log
     const metrics = await Deno.readTextFile(`${dir}/metrics.jsonl`).then(

@@ -17,6 +17,7 @@ import { STEP_KINDS, type StepAccuracy, stepAccuracy } from "./step_diagnostic.t
 import type { MemoryFormat } from "../env/teacher.ts";
 import { teacherDemonstrations } from "../train/demos.ts";
 import type { AgentSpec } from "../eval/evaluate.ts";
+import { DEFAULT_TEACHER_MEMORY } from "../config/experiment.ts";
 
 /** Accuracy of one (tag, kind) cell. */
 export interface CopyAccuracy {
@@ -413,7 +414,7 @@ export interface CopyDiagnosticOptions {
   maxTurnTokens: number;
   /** Seed of the teacher (it drops nothing here; the seed only names the run). */
   seed: number;
-  /** The teacher's memory format (the run's `sft.teacherMemory`); `"state"` adds the per-step accuracies. @default "state" */
+  /** The teacher's memory format (the run's `sft.teacherMemory`); `"state"` adds the per-step accuracies. @default DEFAULT_TEACHER_MEMORY */
   memory?: MemoryFormat;
 }
 
@@ -474,7 +475,7 @@ export async function copyDiagnostics(
         );
       }
       diagnostic.agents[name] = await copyAccuracy(model, data.tokenizer, names, turns.get(maxPositions)!);
-      if ((options.memory ?? "state") === "state") {
+      if ((options.memory ?? DEFAULT_TEACHER_MEMORY) === "state") {
         diagnostic.steps ??= {};
         diagnostic.steps[name] = await stepAccuracy(model, data.tokenizer, turns.get(maxPositions)!);
       }

@@ -52,7 +52,7 @@ export const AGENT_NAMES: Readonly<Record<Algorithm, string>> = { ppo: "PPO", gr
  * @param sft The SFT model.
  * @param trained RL policies by algorithm, in table order.
  * @param tokenizer The tokenizer (the teacher writes its turns with it).
- * @param memory The teacher's memory format (the run's `sft.teacherMemory`).
+ * @param memory The teacher's memory format (the run's `teacherMemory(config)`; default createTeacher's).
  * @returns The agents, in table order.
  *
  * @example
@@ -74,7 +74,7 @@ export function runAgents(
   sft: Model,
   trained: ReadonlyMap<Algorithm, Model>,
   tokenizer: Tokenizer,
-  memory: MemoryFormat = "state",
+  memory?: MemoryFormat,
 ): AgentSpec[] {
   const teacher = createTeacher(tokenizer, { dropProbability: 0, memory });
   const maxPositions = sft.config.maxPositions;

@@ -37,7 +37,7 @@ import { writeFileAtomic } from "../atomic_file.ts";
 import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
-import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
+import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
@@ -598,7 +598,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     sft,
     new Map(config.rl.algorithms.map((a) => [a, trained.get(a)!])),
     data.tokenizer,
-    config.sft.teacherMemory ?? "state",
+    teacherMemory(config),
   );
   const total = agents.length * data.test.size;
   let done = 0;
@@ -616,7 +616,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     questions: config.eval.questions,
     maxTurnTokens: config.eval.maxTurnTokens,
     seed: config.seed,
-    memory: config.sft.teacherMemory ?? "state",
+    memory: teacherMemory(config),
   });
   timings.eval = clock() - t;
   const metricsRows = (await readMetrics(metricsPath)).rows; // the training curves
