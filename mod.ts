@@ -339,15 +339,20 @@ export {
   equalGroupMetrics,
   equalGroupShare,
   explainedVariance,
+  groupShare,
   type MetricsRow,
 } from "./lib/train/metrics.ts";
 export {
   AGENT_NAMES,
+  agentObjectivesTable,
+  agentPolicy,
   type AgentSpec,
   evalMarkdown,
   type EvalRow,
   evaluateAgents,
   runAgents,
+  SFT_AGENT,
+  TEACHER_AGENT,
 } from "./lib/eval/evaluate.ts";
 export {
   type PairedComparison,
@@ -395,11 +400,12 @@ export {
   probeTurns,
   reverseObjectives,
 } from "./lib/diagnostics/copy_diagnostic.ts";
-export { type Hits, teacherForcedHits } from "./lib/diagnostics/teacher_forced.ts";
+export { type Hits, probeHits, teacherForcedHits } from "./lib/diagnostics/teacher_forced.ts";
 export {
   STEP_KINDS,
   type StepAccuracy,
   stepAccuracy,
+  stepCells,
   type StepKind,
   stepPositions,
 } from "./lib/diagnostics/step_diagnostic.ts";

@@ -12,7 +12,7 @@ import type { Tokenizer } from "../text/tokenizer.ts";
 import { parseStateMemory, type StateMemory } from "../env/teacher.ts";
 import type { Model } from "../model/params.ts";
 import type { LmSequence } from "../train/collate.ts";
-import { teacherForcedHits } from "./teacher_forced.ts";
+import { type Hits, teacherForcedHits } from "./teacher_forced.ts";
 
 /** The steps of a state-memory turn, in the order they are reported. */
 export const STEP_KINDS = [
@@ -163,5 +163,27 @@ export async function stepAccuracy(
     tokenizer,
     sequences.map((s) => ({ s, keys: stepPositions(tokenizer, s) })),
   );
+  return stepCells(hits);
+}
+
+/**
+ * Hits keyed by step ({@linkcode stepPositions}' labels) as accuracy cells,
+ * one per step present, in {@linkcode STEP_KINDS} order.
+ *
+ * Source: this package; see {@linkcode stepAccuracy}.
+ *
+ * @param hits Teacher-forced hits per step (`teacherForcedHits` over `stepPositions`).
+ * @returns The cells.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stepCells } from "./step_diagnostic.ts";
+ *
+ * const hits = new Map([["think", { correct: 1, total: 2 }], ["open carried", { correct: 3, total: 3 }]]);
+ * assert.deepEqual(stepCells(hits), [{ step: "open carried", correct: 3, total: 3 }, { step: "think", correct: 1, total: 2 }]);
+ * ```
+ */
+export function stepCells(hits: ReadonlyMap<string, Hits>): StepAccuracy[] {
   return STEP_KINDS.filter((k) => hits.has(k)).map((step) => ({ step, ...hits.get(step)! }));
 }

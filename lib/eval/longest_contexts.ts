@@ -9,7 +9,8 @@
 import type { ContextPolicy } from "../env/context.ts";
 import type { Episode } from "../env/rollout.ts";
 import type { MetricsRow } from "../train/metrics.ts";
-import { AGENT_NAMES, type EvalRow } from "./evaluate.ts";
+import { AGENT_NAMES, type EvalRow, TEACHER_AGENT } from "./evaluate.ts";
+import { markdownTable } from "../viz/table.ts";
 import type { Algorithm } from "../config/experiment.ts";
 
 /** The longest training contexts of a run (tokens: context + generated of a turn). */
@@ -119,7 +120,7 @@ export function longestContexts(rows: readonly EvalRow[], training: TrainingCont
     if (r.maxPeakContext === undefined) continue;
     let a = out.find((x) => x.agent === r.agent && x.contextPolicy === r.contextPolicy);
     if (a === undefined) {
-      const trained = r.agent !== "Teacher";
+      const trained = r.agent !== TEACHER_AGENT;
       a = {
         agent: r.agent,
         contextPolicy: r.contextPolicy,
@@ -158,18 +159,7 @@ export function longestContextsMarkdown(rows: readonly LongestContextRow[]): str
   if (rows.length === 0) return "";
   const ks = [...new Set(rows.flatMap((r) => Object.keys(r.test).map(Number)))].sort((a, b) => a - b);
   const cell = (x: number | undefined) => (x === undefined ? "–" : String(Math.round(x)));
-  const lines = [
-    "## Longest contexts",
-    "",
-    "Tokens (context + generated) of the longest turn each agent met: in training, the SFT teacher demonstrations",
-    "under its context policy (the SFT weights saw both policies' demonstrations) and, for an RL agent, its RL",
-    "rollouts (memory context); in each test set, its own greedy episodes. `*`: longer than every training context",
-    "of that agent.",
-    "",
-    `| agent | trained: SFT demos | trained: RL rollouts | ${ks.map((k) => `test ${k} obj`).join(" | ")} |`,
-    `| --- | --- | --- | ${ks.map(() => "---").join(" | ")} |`,
-  ];
-  for (const r of rows) {
+  const table = rows.map((r) => {
     const trained = [r.sftDemos, r.rlRollouts].filter((x): x is number => x !== undefined);
     const longest = trained.length > 0 ? Math.max(...trained) : undefined;
     const tests = ks.map((k) => {
@@ -177,9 +167,19 @@ export function longestContextsMarkdown(rows: readonly LongestContextRow[]): str
       if (v === undefined) return "–";
       return longest !== undefined && v > longest ? `${cell(v)} *` : cell(v);
     });
-    lines.push(
-      `| ${r.agent} (${r.contextPolicy}) | ${cell(r.sftDemos)} | ${cell(r.rlRollouts)} | ${tests.join(" | ")} |`,
-    );
-  }
-  return lines.join("\n");
+    return [`${r.agent} (${r.contextPolicy})`, cell(r.sftDemos), cell(r.rlRollouts), ...tests];
+  });
+  return [
+    "## Longest contexts",
+    "",
+    "Tokens (context + generated) of the longest turn each agent met: in training, the SFT teacher demonstrations",
+    "under its context policy (the SFT weights saw both policies' demonstrations) and, for an RL agent, its RL",
+    "rollouts (memory context); in each test set, its own greedy episodes. `*`: longer than every training context",
+    "of that agent.",
+    "",
+    markdownTable(
+      ["agent", "trained: SFT demos", "trained: RL rollouts", ...ks.map((k) => `test ${k} obj`)],
+      table,
+    ).markdown,
+  ].join("\n");
 }
