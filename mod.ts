@@ -378,6 +378,7 @@ export {
   equalRewardOptions,
 } from "./lib/eval/equal_reward_groups.ts";
 export {
+  demoContexts,
   type LongestContextRow,
   longestContexts,
   longestContextsMarkdown,
@@ -416,8 +417,15 @@ export {
   type PipelineResult,
   type ProgressEvent,
   runPipeline,
-  writeEvalFiles,
 } from "./lib/pipeline/pipeline.ts";
+export {
+  DEMO_CONTEXTS_STATE,
+  type EvalFiles,
+  evaluateRun,
+  type EvaluateRunOptions,
+  runDemoContexts,
+  writeEvalFiles,
+} from "./lib/pipeline/evaluate_run.ts";
 export {
   compareMarkdown,
   type CompareOptions,
