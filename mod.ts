@@ -40,7 +40,7 @@ export {
   wasmThreads,
   webgpuAvailable,
 } from "./lib/backend/backend.ts";
-export { registerWasmKernels } from "./lib/backend/wasm_kernels.ts";
+export { registerWasmKernels, RMS_NORM_KERNEL, ROPE_KERNEL } from "./lib/backend/wasm_kernels.ts";
 export {
   checkWasmGlue,
   PINNED_WASM_VERSION,
@@ -153,6 +153,7 @@ export {
 } from "./lib/model/transformer.ts";
 export { generate, type GenerateOptions, type GenerateResult } from "./lib/model/generate.ts";
 export {
+  chunksByTokens,
   scoreContinuations,
   type ScoreOptions,
   type ScorePair,
@@ -201,6 +202,7 @@ export {
   type Hop,
   makeSubQuestion,
   markerOf,
+  numberedQuestion,
   objectiveMarker,
   type QaItem,
   type QaSplitOptions,
@@ -249,6 +251,8 @@ export {
   droppedObjectives,
   FORGOTTEN,
   type MemoryFormat,
+  parseStateMemory,
+  type StateMemory,
   stateTeacherTurn,
   type TeacherOptions,
   type TeacherTurn,
@@ -294,6 +298,7 @@ export {
   type ConfigOverrides,
   DATA_CONFIG_SCHEMA,
   type DataConfig,
+  DEFAULT_TEACHER_MEMORY,
   EVAL_CONFIG_SCHEMA,
   type EvalConfig,
   EXPERIMENT_CONFIG_SCHEMA,
@@ -307,7 +312,9 @@ export {
   type RlConfig,
   SFT_CONFIG_SCHEMA,
   type SftConfig,
+  teacherMemory,
   validateConfig,
+  valueAt,
 } from "./lib/config/experiment.ts";
 export { type ConfigField, configFields, configHelp } from "./lib/config/config_help.ts";
 export { readRunConfig } from "./lib/config/run_config.ts";
@@ -320,7 +327,12 @@ export {
 } from "./lib/train/demos.ts";
 export { type SftLogRow, trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
 export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
-export { gaeTurnSequences, outcomeTurnSequences, type TurnSequence } from "./lib/train/rl_batch.ts";
+export {
+  gaeTurnSequences,
+  type OutcomeTurnOptions,
+  outcomeTurnSequences,
+  type TurnSequence,
+} from "./lib/train/rl_batch.ts";
 export {
   criticValues,
   policyUpdate,
@@ -328,22 +340,27 @@ export {
   type UpdateModels,
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
-export { mempoOptions, rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
+export { drawQuestions, mempoOptions, rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
 export {
   episodeMetrics,
   equalGroupMetrics,
   equalGroupShare,
   explainedVariance,
+  groupShare,
   type MetricsRow,
 } from "./lib/train/metrics.ts";
 export { type MetricsLog, parseMetricsRows, readMetricsLog } from "./lib/train/metrics_log.ts";
 export {
   AGENT_NAMES,
+  agentObjectivesTable,
+  agentPolicy,
   type AgentSpec,
   evalMarkdown,
   type EvalRow,
   evaluateAgents,
   runAgents,
+  SFT_AGENT,
+  TEACHER_AGENT,
 } from "./lib/eval/evaluate.ts";
 export {
   type PairedComparison,
@@ -369,6 +386,7 @@ export {
   equalRewardOptions,
 } from "./lib/eval/equal_reward_groups.ts";
 export {
+  demoContexts,
   type LongestContextRow,
   longestContexts,
   longestContextsMarkdown,
@@ -391,11 +409,12 @@ export {
   probeTurns,
   reverseObjectives,
 } from "./lib/diagnostics/copy_diagnostic.ts";
-export { type Hits, teacherForcedHits } from "./lib/diagnostics/teacher_forced.ts";
+export { type Hits, probeHits, teacherForcedHits } from "./lib/diagnostics/teacher_forced.ts";
 export {
   STEP_KINDS,
   type StepAccuracy,
   stepAccuracy,
+  stepCells,
   type StepKind,
   stepPositions,
 } from "./lib/diagnostics/step_diagnostic.ts";
@@ -405,8 +424,15 @@ export {
   type PipelineResult,
   type ProgressEvent,
   runPipeline,
-  writeEvalFiles,
 } from "./lib/pipeline/pipeline.ts";
+export {
+  DEMO_CONTEXTS_STATE,
+  type EvalFiles,
+  evaluateRun,
+  type EvaluateRunOptions,
+  runDemoContexts,
+  writeEvalFiles,
+} from "./lib/pipeline/evaluate_run.ts";
 export {
   compareMarkdown,
   type CompareOptions,
@@ -454,7 +480,13 @@ export {
   ropeHalfPermutation,
   writeHfModel,
 } from "./lib/export/hf_model.ts";
-export { exportVerlData, maxToolMessageTokens, promptTokens, type VerlDataSummary } from "./lib/export/verl_data.ts";
+export {
+  exportVerlData,
+  maxInformationChars,
+  maxToolMessageTokens,
+  promptTokens,
+  type VerlDataSummary,
+} from "./lib/export/verl_data.ts";
 export {
   mempoJson,
   notCarried,

@@ -36,6 +36,63 @@ Deno.test("layout: mod.ts re-exports every public lib file and contains no logic
   }
 });
 
+/** The names a lib file exports: its `export function|const|class|interface|type|enum NAME` and `export { a, b }` lines. */
+function exportedNames(text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, ""); // JSDoc examples are not the file's exports
+  return [
+    ...[
+      ...code.matchAll(
+        /^export (?:declare )?(?:async )?(?:function\*?|const|let|class|interface|type|enum) ([A-Za-z_$][\w$]*)/gm,
+      ),
+    ]
+      .map((m) => m[1]!),
+    ...[...code.matchAll(/^export (?:type )?\{([^}]*)\}(?! from)/gm)].flatMap((m) =>
+      m[1]!.split(",").map((n) => n.trim().replace(/^type\s+/, "").split(/\s+as\s+/).at(-1)!).filter(Boolean)
+    ),
+  ];
+}
+
+/** The names mod.ts re-exports from each file: `export { a, type B } from "./lib/x.ts";`. */
+function reexports(mod: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const m of mod.matchAll(/^export (?:type )?\{([^}]*)\} from "\.\/lib\/([^"]+)";/gm)) {
+    const names = m[1]!.split(",").map((n) => n.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0]!).filter(Boolean);
+    out.set(m[2]!, new Set([...(out.get(m[2]!) ?? []), ...names]));
+  }
+  return out;
+}
+
+Deno.test("layout: mod.ts re-exports every exported symbol of every public lib file", async () => {
+  const mod = reexports(await Deno.readTextFile(new URL("mod.ts", root)));
+  const missing: string[] = [];
+  let checked = 0;
+  for (const f of publicFiles) {
+    const names = exportedNames(await Deno.readTextFile(new URL(`lib/${f}`, root)));
+    for (const name of names) {
+      checked += 1;
+      if (!mod.get(f)?.has(name)) missing.push(`lib/${f}: ${name}`);
+    }
+  }
+  assert.deepEqual(missing, [], `exported by lib/ but not by mod.ts:\n${missing.join("\n")}`);
+  assert.ok(checked > 400, `only ${checked} exports found: is the export pattern still right?`);
+});
+
+Deno.test("layout: the export scan finds what it must", () => {
+  const text = [
+    "/** @example\n * ```ts\n * export const hidden = 1;\n * ```\n */",
+    "export async function a() {}",
+    "export const B = 1;",
+    "export interface C {}",
+    "export type D = number;",
+    "export class E {}",
+    "const f = 1;",
+    "export { f, type G as H };",
+  ].join("\n");
+  assert.deepEqual(exportedNames(text), ["a", "B", "C", "D", "E", "f", "H"]);
+  const mod = reexports('export {\n  a,\n  type C,\n} from "./lib/x.ts";\nexport { B } from "./lib/x.ts";');
+  assert.deepEqual([...mod.get("x.ts")!], ["a", "C", "B"]);
+});
+
 Deno.test("layout: lib never imports mod.ts, never calls Math.random, has no utils/index files", async () => {
   for (const f of libFiles) {
     const text = await Deno.readTextFile(new URL(`lib/${f}`, root));

@@ -1,20 +1,15 @@
 // `deno task eval runs/NAME`: evaluate a run's checkpoints again and rewrite its eval.md / eval.json.
 import { loadData } from "../lib/data/build.ts";
-import { unseenTestWords } from "../lib/data/coverage.ts";
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import type { Algorithm } from "../lib/config/experiment.ts";
-import { copyDiagnostics } from "../lib/diagnostics/copy_diagnostic.ts";
-import { evalMarkdown, evaluateAgents, runAgents } from "../lib/eval/evaluate.ts";
-import { writeEvalFiles } from "../lib/pipeline/pipeline.ts";
+import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { checkRunTokenizer } from "../lib/data/run_tokenizer.ts";
 import { readMetricsLog } from "../lib/train/metrics_log.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
+import { evaluateRun } from "../lib/pipeline/evaluate_run.ts";
 import { runTask } from "../lib/cli/task.ts";
-import { equalRewardGroups, equalRewardOptions } from "../lib/eval/equal_reward_groups.ts";
-import { longestContexts, trainingContexts } from "../lib/eval/longest_contexts.ts";
-import { sftDemoOptions, teacherDemonstrations } from "../lib/train/demos.ts";
 import type { Model } from "../lib/model/params.ts";
 
 const TASK = {
@@ -42,47 +37,32 @@ await runTask(TASK, async ({ positionals }) => {
     models.push(m);
     return m;
   };
+  let sft: Model;
+  const trained = new Map<Algorithm, Model>();
   try {
-    const sft = await load("sft");
-    const trained = new Map<Algorithm, Model>();
+    sft = await load("sft");
     for (const a of config.rl.algorithms) trained.set(a, await load(a));
-    const agents = runAgents(sft, trained, data.tokenizer, config.sft.teacherMemory ?? "state");
-    const t0 = performance.now();
-    const rows = await evaluateAgents(
-      agents,
-      data,
-      config.eval,
-      (r) =>
-        console.log(`${r.agent} (${r.contextPolicy}) ${r.objectives} obj: EM ${r.em.toFixed(2)} F1 ${r.f1.toFixed(2)}`),
-    );
-    // where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
-    const diagnostic = await copyDiagnostics(agents, data, {
-      questions: config.eval.questions,
-      maxTurnTokens: config.eval.maxTurnTokens,
-      seed: config.seed,
-      memory: config.sft.teacherMemory ?? "state",
-    });
-    const timings: Record<string, number> = { eval: (performance.now() - t0) / 1000 };
-    // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
-    const t1 = performance.now();
-    const groups = await equalRewardGroups(
-      agents.filter((a) => "model" in a && a.contextPolicy === "memory"),
-      data,
-      equalRewardOptions(config),
-      (r) => console.log(`${r.agent} ${r.objectives} obj: ${(100 * r.equalShare).toFixed(0)} % of groups equal`),
-    );
-    timings.groups = (performance.now() - t1) / 1000;
-    const demos = await teacherDemonstrations(data, sftDemoOptions(config, sft.config.maxPositions));
-    const contexts = longestContexts(rows, trainingContexts(demos.episodes, demos.policies, metrics));
-    await writeEvalFiles(dir, rows, timings, diagnostic, unseenTestWords(data), metrics, {
-      equalRewardGroups: groups,
-      longestContexts: contexts,
-    });
-    console.log(evalMarkdown(rows));
-    console.log(`wrote ${dir}/eval.md, eval.json and its figures`);
-  } finally {
+  } catch (e) {
     for (const m of models) m.dispose();
+    throw e;
   }
+  // evaluateRun owns the models from here (disposed whatever happens)
+  const { rows } = await evaluateRun({
+    runDir: dir,
+    config,
+    data,
+    sft,
+    trained,
+    metrics,
+    onProgress: ({ stage, info }) => {
+      if (stage === "eval") console.log(`${info.agent} ${info.objectives} obj: EM ${Number(info.em).toFixed(2)}`);
+      else {console.log(
+          `${info.agent} ${info.objectives} obj: ${(100 * Number(info.equal)).toFixed(0)} % of groups equal`,
+        );}
+    },
+  });
+  console.log(evalMarkdown(rows));
+  console.log(`wrote ${dir}/eval.md, eval.json and its figures`);
   // a live GPUDevice at exit leaves the driver's threads racing the exit handlers
   if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));
 });

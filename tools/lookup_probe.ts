@@ -12,7 +12,7 @@ import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { setBackend } from "../lib/backend/backend.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
-import { ALGORITHMS } from "../lib/config/experiment.ts";
+import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
 import {
   lookupAccuracy,
@@ -48,7 +48,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const names = new Set(data.corpus.map((d) => d.id));
   const expect = modelPreset(config.model, data.tokenizer.size);
   const model = (await loadCheckpoint(`${dir}/${flags.policy}`, { trainable: false, expect })).models.policy!;
-  const memory = config.sft.teacherMemory ?? "state";
+  const memory = teacherMemory(config);
   const probe = {
     seed: config.seed,
     maxTurnTokens: config.eval.maxTurnTokens,

@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { EXPERIMENT_CONFIG_SCHEMA, PRESETS } from "./experiment.ts";
+import { EXPERIMENT_CONFIG_SCHEMA, PRESETS, valueAt } from "./experiment.ts";
 
 /** One documented field of the config. */
 export interface ConfigField {
@@ -66,9 +66,6 @@ function leaves(schema: z.ZodType, prefix: string): { path: string; schema: z.Zo
   return [{ path: prefix, schema }];
 }
 
-const at = (x: unknown, path: string) =>
-  path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], x);
-
 /**
  * Every leaf field of the experiment config, in schema order, with its type,
  * meaning, what leaving it out means and its value in each preset.
@@ -99,7 +96,7 @@ export function configFields(): ConfigField[] {
       type: typeText(json),
       meaning: meta.description ?? schema.description ?? "",
       ...(meta.unset === undefined ? {} : { unset: meta.unset }),
-      presets: Object.fromEntries(Object.entries(PRESETS).map(([name, p]) => [name, at(p, path)])),
+      presets: Object.fromEntries(Object.entries(PRESETS).map(([name, p]) => [name, valueAt(p, path)])),
     };
   });
 }

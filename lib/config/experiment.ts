@@ -21,6 +21,7 @@ import type { GroupStd } from "../advantage/grpo.ts";
 import { worldSizes } from "../env/world.ts";
 import { testSubjectCount } from "../env/questions.ts";
 import { UsageError } from "../errors.ts";
+import type { MemoryFormat } from "../env/teacher.ts";
 
 // Each helper carries the house's message ("must be an integer ≥ 1"), shown as `<field> <message>, current value is <v>`.
 const int = (min: number) => {
@@ -39,6 +40,9 @@ const list = <T extends z.ZodType>(item: T) =>
   z.array(item, { error: "must be a non-empty list" }).min(1, { error: "must be a non-empty list" });
 const path = () => z.string({ error: "must be a path (a string)" }).min(1, { error: "must be a non-empty path" });
 const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: "must be an object of fields" });
+
+/** The teacher's memory format when `sft.teacherMemory` is left out ({@linkcode teacherMemory}). */
+export const DEFAULT_TEACHER_MEMORY: MemoryFormat = "state";
 
 /** RL algorithms, in the order `--algo` lists them. */
 export const ALGORITHMS = ["ppo", "grpo", "mempo"] as const;
@@ -120,7 +124,7 @@ export const SFT_CONFIG_SCHEMA = section({
   teacherMemory: oneOf(["state", "slots"]).optional().meta({
     description: "What the teacher's <mem> holds: state (the objectives still open, then the answers found: the " +
       "same operation every turn, whatever the number of objectives) or slots (numbered slots of the facts read).",
-    unset: "state",
+    unset: DEFAULT_TEACHER_MEMORY,
   }),
 });
 
@@ -435,6 +439,53 @@ export function presetDataDir(preset: string): string {
 }
 
 /**
+ * The value at a dotted path of a config (or any JSON value): `rl.lr` is
+ * `config.rl.lr`; undefined where a step is missing.
+ *
+ * Source: this package (the dotted field paths of `--help-config`, error messages and branch checks).
+ *
+ * @param x The config.
+ * @param path Dotted path (`rl.lr`).
+ * @returns The value, or undefined.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PRESETS, valueAt } from "./experiment.ts";
+ *
+ * assert.equal(valueAt(PRESETS.quick, "rl.steps"), 8);
+ * assert.equal(valueAt(PRESETS.quick, "rl.nope.deeper"), undefined);
+ * ```
+ */
+export function valueAt(x: unknown, path: string): unknown {
+  return path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], x);
+}
+
+/**
+ * The teacher's memory format of a run: `sft.teacherMemory`, or
+ * {@linkcode DEFAULT_TEACHER_MEMORY} when the config leaves it out. SFT's
+ * demonstrations, the evaluated teacher and the diagnostics all read it here.
+ *
+ * Source: this package (the config's one default for the teacher's memory).
+ *
+ * @param config The experiment config.
+ * @returns The memory format.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PRESETS, teacherMemory } from "./experiment.ts";
+ *
+ * const { teacherMemory: _, ...sft } = PRESETS.quick.sft;
+ * assert.equal(teacherMemory({ ...PRESETS.quick, sft }), "state");
+ * assert.equal(teacherMemory({ ...PRESETS.quick, sft: { ...sft, teacherMemory: "slots" } }), "slots");
+ * ```
+ */
+export function teacherMemory(config: ExperimentConfig): MemoryFormat {
+  return config.sft.teacherMemory ?? DEFAULT_TEACHER_MEMORY;
+}
+
+/**
  * A preset with overrides applied (nested sections merged), validated.
  *
  * Source: nanoGPT `config/*.py` presets + overrides; TRL config validation.
@@ -518,7 +569,8 @@ function issueMessage(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[] = 
 /**
  * Checks every field against {@linkcode EXPERIMENT_CONFIG_SCHEMA} (types,
  * ranges, unknown keys at every depth, sections that are not objects), then
- * the rules between fields (world sizes, markers, evaluation questions);
+ * the rules between fields (world sizes, markers: `trainMarkers`, `trainOrder: "shuffled"` and the slots teacher
+ * need `markers`, evaluation questions);
  * throws a {@linkcode UsageError} naming the first bad field and its value as
  * given. Returns the input itself (not a copy), so the config's key order and
  * its absent optional fields stay as they were.
@@ -557,6 +609,28 @@ export function validateConfig(c: unknown): ExperimentConfig {
     if (config.data.trainMarkers < most) {
       fail(
         `data.trainMarkers must be 0 or ≥ the most training objectives (${most}), current value is ${config.data.trainMarkers}`,
+      );
+    }
+  }
+  // without markers a question only separates its parts: nothing may depend on a marker the question does not show
+  if (config.data.markers === false) {
+    const unmarked = "data.markers is false (questions show no q1 … q8)";
+    if (config.data.trainOrder === "shuffled") {
+      fail(
+        `data.trainOrder "shuffled" needs data.markers true: ${unmarked}, so a shuffled part cannot be matched to ` +
+          `its answer, which stays in marker order; current values are data.markers false, data.trainOrder "shuffled"`,
+      );
+    }
+    if ((config.data.trainMarkers ?? 0) > 0) {
+      fail(
+        `data.trainMarkers > 0 needs data.markers true: ${unmarked}, so the markers drawn are never seen; current ` +
+          `values are data.markers false, data.trainMarkers ${config.data.trainMarkers}`,
+      );
+    }
+    if (config.sft.teacherMemory === "slots") {
+      fail(
+        `sft.teacherMemory "slots" needs data.markers true: ${unmarked}, and the slots teacher names each ` +
+          `objective by its marker; current values are data.markers false, sft.teacherMemory "slots"`,
       );
     }
   }

@@ -12,11 +12,13 @@ import type { Model } from "../model/params.ts";
 import type { LoadedData } from "../data/build.ts";
 import type { QaRecord } from "../data/dataset.ts";
 import type { LmSequence } from "../train/collate.ts";
-import { teacherForcedHits } from "./teacher_forced.ts";
-import { STEP_KINDS, type StepAccuracy, stepAccuracy } from "./step_diagnostic.ts";
+import { type Hits, probeHits, teacherForcedHits } from "./teacher_forced.ts";
+import { STEP_KINDS, type StepAccuracy, stepCells, stepPositions } from "./step_diagnostic.ts";
 import type { MemoryFormat } from "../env/teacher.ts";
 import { teacherDemonstrations } from "../train/demos.ts";
 import type { AgentSpec } from "../eval/evaluate.ts";
+import { DEFAULT_TEACHER_MEMORY } from "../config/experiment.ts";
+import { markdownTable } from "../viz/table.ts";
 
 /** Accuracy of one (tag, kind) cell. */
 export interface CopyAccuracy {
@@ -115,11 +117,18 @@ export async function copyAccuracy(
   const hits = await teacherForcedHits(
     model,
     tokenizer,
-    sequences.map((s) => ({
-      s,
-      keys: labelPositions(tokenizer, names, s).map(([i, tag, kind]) => [i, `${tag}/${kind}`]),
-    })),
+    sequences.map((s) => ({ s, keys: copyKeys(tokenizer, names, s) })),
   );
+  return copyCells(hits);
+}
+
+/** {@linkcode labelPositions} as `teacherForcedHits` keys: `tag/kind`. */
+function copyKeys(tokenizer: Tokenizer, names: ReadonlySet<string>, s: LmSequence): [number, string][] {
+  return labelPositions(tokenizer, names, s).map(([i, tag, kind]) => [i, `${tag}/${kind}`]);
+}
+
+/** Hits keyed `tag/kind` as cells: tags in `mem, think, search, answer, other` order, names first. */
+function copyCells(hits: ReadonlyMap<string, Hits>): CopyAccuracy[] {
   const order = [...TAGS, "other"];
   return [...hits.entries()].map(([key, h]) => {
     const [tag, kind] = key.split("/") as [string, "name" | "word"];
@@ -413,7 +422,7 @@ export interface CopyDiagnosticOptions {
   maxTurnTokens: number;
   /** Seed of the teacher (it drops nothing here; the seed only names the run). */
   seed: number;
-  /** The teacher's memory format (the run's `sft.teacherMemory`); `"state"` adds the per-step accuracies. @default "state" */
+  /** The teacher's memory format (the run's `sft.teacherMemory`); `"state"` adds the per-step accuracies. @default DEFAULT_TEACHER_MEMORY */
   memory?: MemoryFormat;
 }
 
@@ -473,10 +482,16 @@ export async function copyDiagnostics(
           await probeTurns(data, records.slice(0, options.questions), { ...options, maxPositions }),
         );
       }
-      diagnostic.agents[name] = await copyAccuracy(model, data.tokenizer, names, turns.get(maxPositions)!);
-      if ((options.memory ?? "state") === "state") {
+      // one teacher-forced pass scores both probes: the (tag, kind) cells and, for a state memory, its steps
+      const state = (options.memory ?? DEFAULT_TEACHER_MEMORY) === "state";
+      const hits = await probeHits(model, data.tokenizer, turns.get(maxPositions)!, {
+        copy: (s) => copyKeys(data.tokenizer, names, s),
+        steps: (s) => (state ? stepPositions(data.tokenizer, s) : []),
+      });
+      diagnostic.agents[name] = copyCells(hits.copy);
+      if (state) {
         diagnostic.steps ??= {};
-        diagnostic.steps[name] = await stepAccuracy(model, data.tokenizer, turns.get(maxPositions)!);
+        diagnostic.steps[name] = stepCells(hits.steps);
       }
     }
     out.push(diagnostic);
@@ -505,28 +520,25 @@ export async function copyDiagnostics(
 export function copyDiagnosticMarkdown(sets: readonly CopyDiagnostic[]): string {
   const keys = [...new Set(sets.flatMap((d) => Object.values(d.agents).flat().map((c) => `${c.tag}/${c.kind}`)))];
   const agents = [...new Set(sets.flatMap((d) => Object.keys(d.agents)))];
-  const rows = agents.flatMap((agent) =>
-    sets.filter((d) => agent in d.agents).map((d) =>
-      `| ${agent} | ${d.objectives} | ${
-        keys.map((k) => {
-          const c = d.agents[agent]!.find((x) => `${x.tag}/${x.kind}` === k);
-          return c ? `${Math.round((100 * c.correct) / c.total)}% (${c.total})` : "–";
-        }).join(" | ")
-      } |`
-    )
+  const pct = (c: { correct: number; total: number } | undefined) =>
+    c ? `${Math.round((100 * c.correct) / c.total)}% (${c.total})` : "–";
+  // one row per agent and test set: the agents in order, each over its test sets
+  const copyRows = agents.flatMap((agent) =>
+    sets.filter((d) => agent in d.agents).map((d) => [
+      agent,
+      String(d.objectives),
+      ...keys.map((k) => pct(d.agents[agent]!.find((x) => `${x.tag}/${x.kind}` === k))),
+    ])
   );
   const stepKeys = STEP_KINDS.filter((k) =>
     sets.some((d) => Object.values(d.steps ?? {}).flat().some((c) => c.step === k))
   );
   const stepRows = agents.flatMap((agent) =>
-    sets.filter((d) => d.steps?.[agent] !== undefined).map((d) =>
-      `| ${agent} | ${d.objectives} | ${
-        stepKeys.map((k) => {
-          const c = d.steps![agent]!.find((x) => x.step === k);
-          return c ? `${Math.round((100 * c.correct) / c.total)}% (${c.total})` : "–";
-        }).join(" | ")
-      } |`
-    )
+    sets.filter((d) => d.steps?.[agent] !== undefined).map((d) => [
+      agent,
+      String(d.objectives),
+      ...stepKeys.map((k) => pct(d.steps![agent]!.find((x) => x.step === k))),
+    ])
   );
   return [
     "## Where the agents go wrong",
@@ -534,9 +546,7 @@ export function copyDiagnosticMarkdown(sets: readonly CopyDiagnostic[]): string 
     "Teacher-forced greedy accuracy on the scripted teacher's turns (memory context, each test set's first questions): " +
     "entity names must be copied from the question, a document or memory; other words can be learned by heart.",
     "",
-    `| agent | objectives | ${keys.join(" | ")} |`,
-    `| --- | --- | ${keys.map(() => "---").join(" | ")} |`,
-    ...rows,
+    markdownTable(["agent", "objectives", ...keys], copyRows).markdown,
     ...(stepRows.length === 0 ? [] : [
       "",
       "Each step of the memory's per-turn operation, on the same turns: the open objectives copied from the question " +
@@ -544,9 +554,7 @@ export function copyDiagnosticMarkdown(sets: readonly CopyDiagnostic[]): string 
       "the one appended from the document just read, the separators, the think, the search and the final answer " +
       "(accuracy over the step's tokens; tokens scored in parentheses).",
       "",
-      `| agent | objectives | ${stepKeys.join(" | ")} |`,
-      `| --- | --- | ${stepKeys.map(() => "---").join(" | ")} |`,
-      ...stepRows,
+      markdownTable(["agent", "objectives", ...stepKeys], stepRows).markdown,
     ]),
   ].join("\n");
 }

@@ -9,10 +9,10 @@
  * @module
  */
 import type { Tokenizer } from "../text/tokenizer.ts";
-import { RELATIONS } from "../env/world.ts";
+import { parseStateMemory, type StateMemory } from "../env/teacher.ts";
 import type { Model } from "../model/params.ts";
 import type { LmSequence } from "../train/collate.ts";
-import { teacherForcedHits } from "./teacher_forced.ts";
+import { type Hits, teacherForcedHits } from "./teacher_forced.ts";
 
 /** The steps of a state-memory turn, in the order they are reported. */
 export const STEP_KINDS = [
@@ -38,25 +38,6 @@ export interface StepAccuracy {
   correct: number;
   /** Tokens scored. */
   total: number;
-}
-
-interface StateMemory {
-  open: string[][];
-  done: string[][];
-}
-
-const RELATION_WORDS = new Set(Object.keys(RELATIONS));
-
-/** Splits a state memory's words (`olvan born krinal | kalmar tesla`) into its open items and its answers. */
-function parseState(words: readonly string[]): StateMemory {
-  const bar = words.indexOf("|");
-  const openWords = bar < 0 ? words : words.slice(0, bar);
-  const open: string[][] = [];
-  for (const w of openWords) {
-    if (RELATION_WORDS.has(w) && open.length > 0) open.at(-1)!.push(w); // the relations left of the head
-    else open.push([w]);
-  }
-  return { open, done: (bar < 0 ? [] : words.slice(bar + 1)).map((w) => [w]) };
 }
 
 /**
@@ -107,11 +88,11 @@ function labelTurn(words: readonly string[], first: number, end: number, out: [n
   const close = words.lastIndexOf("</mem>", first - 1);
   if (close >= 0) {
     const open = words.lastIndexOf("<mem>", close);
-    if (open >= 0) previous = parseState(words.slice(open + 1, close));
+    if (open >= 0) previous = parseStateMemory(words.slice(open + 1, close));
   }
   const closeMem = words.indexOf("</mem>", first);
   const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
-  const current = parseState(words.slice(first, memEnd));
+  const current = parseStateMemory(words.slice(first, memEnd));
   // the head was rewritten (a first hop read) when it now names an entity and a relation and was a subject before
   const rewritten = previous !== undefined && (current.open[0]?.length ?? 0) > 1 &&
     (previous.open[0]?.length ?? 0) === 1;
@@ -125,8 +106,8 @@ function labelTurn(words: readonly string[], first: number, end: number, out: [n
     for (let n = 0; n < item.length; n++) out.push([i++, step]);
   });
   if (i < memEnd && words[i] === "|") out.push([i++, "separators"]);
-  current.done.forEach((_, j) => {
-    out.push([i++, previous !== undefined && j < previous.done.length ? "answers carried" : "answer appended"]);
+  current.answers.forEach((_, j) => {
+    out.push([i++, previous !== undefined && j < previous.answers.length ? "answers carried" : "answer appended"]);
   });
   // think, search, final answer: their contents
   let tag: string | undefined;
@@ -182,5 +163,27 @@ export async function stepAccuracy(
     tokenizer,
     sequences.map((s) => ({ s, keys: stepPositions(tokenizer, s) })),
   );
+  return stepCells(hits);
+}
+
+/**
+ * Hits keyed by step ({@linkcode stepPositions}' labels) as accuracy cells,
+ * one per step present, in {@linkcode STEP_KINDS} order.
+ *
+ * Source: this package; see {@linkcode stepAccuracy}.
+ *
+ * @param hits Teacher-forced hits per step (`teacherForcedHits` over `stepPositions`).
+ * @returns The cells.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stepCells } from "./step_diagnostic.ts";
+ *
+ * const hits = new Map([["think", { correct: 1, total: 2 }], ["open carried", { correct: 3, total: 3 }]]);
+ * assert.deepEqual(stepCells(hits), [{ step: "open carried", correct: 3, total: 3 }, { step: "think", correct: 1, total: 2 }]);
+ * ```
+ */
+export function stepCells(hits: ReadonlyMap<string, Hits>): StepAccuracy[] {
   return STEP_KINDS.filter((k) => hits.has(k)).map((step) => ({ step, ...hits.get(step)! }));
 }

@@ -7,7 +7,13 @@
 import { tf } from "../tf.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import type { Model } from "../model/params.ts";
-import { forwardLogits } from "../model/transformer.ts";
+import {
+  disposeFusedWeights,
+  forwardHidden,
+  fuseWeights,
+  outputLogits,
+  outputProjection,
+} from "../model/transformer.ts";
 import { chunksByTokens } from "../model/score.ts";
 import { collateLm, disposeLmBatch, type LmSequence } from "../train/collate.ts";
 
@@ -22,7 +28,8 @@ export interface Hits {
 /**
  * Teacher-forced greedy hits at keyed positions, summed per key: one forward
  * per chunk of right-padded sequences (causal: padding never changes an
- * earlier position).
+ * earlier position), with the weights fused as for any pass without
+ * gradients (`fuseWeights`: the same values, bit for bit).
  *
  * ```text
  * hits[key] = #{ (s, i) : key(s, i) = key, argmax p(· | s_<i) = s_i },   total[key] = #{ (s, i) : key(s, i) = key }
@@ -32,7 +39,8 @@ export interface Hits {
  *
  * @param model The policy.
  * @param tokenizer Its tokenizer (the padding id).
- * @param items Sequences with the positions to score (index ≥ 1) and each position's key.
+ * @param items Sequences with the positions to score (1 ≤ index < length: position 0 has no prefix) and each
+ *   position's key.
  * @returns Hits per key (keys with no position are absent).
  *
  * @example A random tiny model predicts a keyed position or not, and counts it once
@@ -48,6 +56,7 @@ export interface Hits {
  * const ids = encode(tok, "a b c").ids;
  * const hits = await teacherForcedHits(model, tok, [{ s: { tokens: ids, lossMask: [0, 1, 1] }, keys: [[1, "x"], [2, "x"]] }]);
  * assert.equal(hits.get("x")!.total, 2);
+ * await assert.rejects(teacherForcedHits(model, tok, [{ s: { tokens: ids, lossMask: [1, 1, 1] }, keys: [[0, "x"]] }]), /position 0/);
  * model.dispose();
  * ```
  */
@@ -56,23 +65,113 @@ export async function teacherForcedHits(
   tokenizer: Tokenizer,
   items: readonly { s: LmSequence; keys: [number, string][] }[],
 ): Promise<Map<string, Hits>> {
+  items.forEach(({ s, keys }, n) => {
+    for (const [i] of keys) {
+      if (!(Number.isInteger(i) && i >= 1 && i < s.tokens.length)) {
+        throw new RangeError(
+          `Cannot score teacherForcedHits: items[${n}] keys position ${i}, which must be an integer in [1, ${s.tokens.length}) ` +
+            "(position 0 has no prefix to predict it from)",
+        );
+      }
+    }
+  });
   const hits = new Map<string, Hits>();
   const keyed = items.filter((x) => x.keys.length > 0);
-  for (const chunk of chunksByTokens(keyed, (x) => x.s.tokens.length, 32, 4096)) {
-    const batch = collateLm(chunk.map((x) => x.s), tokenizer.padId);
-    const argmax = tf.tidy(() => tf.argMax(forwardLogits(model, batch.tokens), -1));
-    const predicted = await argmax.data();
-    const L = batch.tokens.shape[1];
-    argmax.dispose();
-    disposeLmBatch(batch);
-    chunk.forEach(({ s, keys }, b) => {
-      for (const [i, key] of keys) {
-        const h = hits.get(key) ?? { correct: 0, total: 0 };
-        h.correct += predicted[b * L + i - 1] === s.tokens[i] ? 1 : 0;
-        h.total += 1;
-        hits.set(key, h);
+  if (keyed.length === 0) return hits;
+  const fused = fuseWeights(model);
+  const projection = outputProjection(model);
+  try {
+    for (const chunk of chunksByTokens(keyed, (x) => x.s.tokens.length, 32, 4096)) {
+      const batch = collateLm(chunk.map((x) => x.s), tokenizer.padId);
+      let predicted: ArrayLike<number>;
+      try {
+        const argmax = tf.tidy(() =>
+          tf.argMax(outputLogits(model, forwardHidden(model, batch.tokens, { fused }).hidden, projection), -1)
+        );
+        try {
+          predicted = await argmax.data();
+        } finally {
+          argmax.dispose();
+        }
+      } finally {
+        disposeLmBatch(batch);
       }
-    });
+      const L = batch.tokens.shape[1];
+      chunk.forEach(({ s, keys }, b) => {
+        for (const [i, key] of keys) {
+          const h = hits.get(key) ?? { correct: 0, total: 0 };
+          h.correct += predicted[b * L + i - 1] === s.tokens[i] ? 1 : 0;
+          h.total += 1;
+          hits.set(key, h);
+        }
+      });
+    }
+  } finally {
+    disposeFusedWeights(fused);
+    projection.dispose();
   }
   return hits;
+}
+
+/**
+ * Several probes' hits from one teacher-forced pass: each probe keys the
+ * positions it scores, the keys are namespaced by probe (`probe/key`) for
+ * one {@linkcode teacherForcedHits} call, and the hits are split back per
+ * probe. A position two probes key is scored once and counted by both.
+ *
+ * ```text
+ * hits[p][key] = teacherForcedHits(∪_p { (i, p/key) : (i, key) ∈ probes[p](s) })[p/key]
+ * ```
+ *
+ * Source: this package (the copy and step diagnostics of one test set share a pass).
+ *
+ * @param model The policy.
+ * @param tokenizer Its tokenizer.
+ * @param sequences The sequences scored.
+ * @param probes Per probe name, the keyed positions of a sequence.
+ * @returns Per probe name, its hits per key.
+ *
+ * @example Two probes of one sequence, one pass
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { probeHits } from "./teacher_forced.ts";
+ *
+ * const tok = buildTokenizer(["a b c"]);
+ * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const ids = encode(tok, "a b c").ids;
+ * const hits = await probeHits(model, tok, [{ tokens: ids, lossMask: [0, 1, 1] }], {
+ *   all: () => [[1, "x"], [2, "x"]],
+ *   last: () => [[2, "y"]],
+ * });
+ * assert.deepEqual([hits.all!.get("x")!.total, hits.last!.get("y")!.total], [2, 1]);
+ * model.dispose();
+ * ```
+ */
+export async function probeHits<P extends string>(
+  model: Model,
+  tokenizer: Tokenizer,
+  sequences: readonly LmSequence[],
+  probes: Readonly<Record<P, (s: LmSequence) => [number, string][]>>,
+): Promise<Record<P, Map<string, Hits>>> {
+  const names = Object.keys(probes) as P[];
+  for (const p of names) {
+    if (p.includes("/")) throw new RangeError(`Cannot run probeHits: probe names hold no "/", current value is "${p}"`);
+  }
+  const all = await teacherForcedHits(
+    model,
+    tokenizer,
+    sequences.map((s) => ({
+      s,
+      keys: names.flatMap((p) => probes[p](s).map(([i, key]) => [i, `${p}/${key}`] as [number, string])),
+    })),
+  );
+  const out = Object.fromEntries(names.map((p) => [p, new Map<string, Hits>()])) as Record<P, Map<string, Hits>>;
+  for (const [key, h] of all) {
+    const cut = key.indexOf("/");
+    out[key.slice(0, cut) as P].set(key.slice(cut + 1), h);
+  }
+  return out;
 }

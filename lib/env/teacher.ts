@@ -14,6 +14,7 @@ import { createRng, hashSeed, hashString } from "../random.ts";
 import { encode, type Tokenizer } from "../text/tokenizer.ts";
 import type { AgentPolicy, TurnOutput, TurnRequest } from "./rollout.ts";
 import { markerOf, type SubQuestion } from "./questions.ts";
+import { RELATIONS } from "./world.ts";
 
 /** The teacher's memory: the agent's whole state, or numbered slots of the facts read. */
 export type MemoryFormat = "state" | "slots";
@@ -30,6 +31,75 @@ export interface TeacherOptions {
 
 /** The word a dropped answer becomes in a state memory and in the answer. */
 export const FORGOTTEN = "unknown";
+
+/** One step of a teacher's plan: hop `j` of objective `i`. */
+interface PlanStep {
+  i: number;
+  j: number;
+  hop: SubQuestion["hops"][number];
+}
+
+/**
+ * The plan both teachers follow (one search per hop of every objective in
+ * order, then the answer) at turn `turn`: every step, the steps done before
+ * it (the facts read), and the objective the latest search read for, which is
+ * still "fresh" (kept this turn even if dropped). Null past the plan's end.
+ */
+function planTurn(
+  subQuestions: readonly SubQuestion[],
+  turn: number,
+): { steps: PlanStep[]; done: PlanStep[]; fresh: number | undefined } | null {
+  const steps = subQuestions.flatMap((q, i) => q.hops.map((hop, j) => ({ i, j, hop })));
+  if (turn > steps.length) return null;
+  const done = steps.slice(0, turn);
+  return { steps, done, fresh: done.at(-1)?.i };
+}
+
+/** A state memory read back ({@linkcode parseStateMemory}). */
+export interface StateMemory {
+  /** The open objectives, each its words: a subject alone, or the entity found and the relations left. */
+  open: string[][];
+  /** The answers found, in order. */
+  answers: string[];
+}
+
+const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
+
+/**
+ * Reads a state memory ({@linkcode stateTeacherTurn}'s `mem`) back into its
+ * open objectives and its answers: the words before `|` are the open list,
+ * where a relation word belongs to the item before it and any other word
+ * starts an item; the words after `|` are the answers. A memory without `|`
+ * is all open items.
+ *
+ * ```text
+ * "olvan born vunom | kalmar tesla"  →  open [[olvan, born], [vunom]], answers [kalmar, tesla]
+ * ```
+ *
+ * Source: this package (the inverse of {@linkcode stateTeacherTurn}'s memory).
+ *
+ * @param memory The memory's text, or its words (tokens between `<mem>` and `</mem>`).
+ * @returns The open items and the answers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseStateMemory } from "./teacher.ts";
+ *
+ * assert.deepEqual(parseStateMemory("olvan born vunom | kalmar tesla"), { open: [["olvan", "born"], ["vunom"]], answers: ["kalmar", "tesla"] });
+ * assert.deepEqual(parseStateMemory(["|", "kalmar"]), { open: [], answers: ["kalmar"] });
+ * ```
+ */
+export function parseStateMemory(memory: string | readonly string[]): StateMemory {
+  const words = typeof memory === "string" ? memory.split(/\s+/).filter((w) => w !== "") : memory;
+  const bar = words.indexOf("|");
+  const open: string[][] = [];
+  for (const w of bar < 0 ? words : words.slice(0, bar)) {
+    if (RELATION_WORDS.has(w) && open.length > 0) open.at(-1)!.push(w); // a relation left of the item before
+    else open.push([w]);
+  }
+  return { open, answers: bar < 0 ? [] : words.slice(bar + 1) };
+}
 
 /**
  * The teacher's turn `t` with the agent's whole state in memory: the
@@ -90,10 +160,9 @@ export function stateTeacherTurn(
   turn: number,
   dropped: ReadonlySet<number>,
 ): TeacherTurn | null {
-  const steps = subQuestions.flatMap((q, i) => q.hops.map((h, j) => ({ i, j, hop: h })));
-  if (turn > steps.length) return null;
-  const done = steps.slice(0, turn);
-  const fresh = done.at(-1)?.i;
+  const plan = planTurn(subQuestions, turn);
+  if (plan === null) return null;
+  const { steps, done, fresh } = plan;
   const open: string[] = [];
   const found: string[] = [];
   subQuestions.forEach((q, i) => {
@@ -161,11 +230,9 @@ export function teacherTurn(
   turn: number,
   dropped: ReadonlySet<number>,
 ): TeacherTurn | null {
-  const steps = subQuestions.flatMap((q, i) => q.hops.map((h, j) => ({ i, j, hop: h })));
-  if (turn > steps.length) return null;
-  // facts read in turns < t; the objective completed by the latest search is still "fresh"
-  const done = steps.slice(0, turn);
-  const fresh = done.at(-1)?.i;
+  const plan = planTurn(subQuestions, turn);
+  if (plan === null) return null;
+  const { steps, done, fresh } = plan;
   const slots: string[] = [];
   const known = new Map<number, string>();
   subQuestions.forEach((q, i) => {

@@ -9,10 +9,9 @@
 import type { LoadedData } from "../data/build.ts";
 import { hashSeed } from "../random.ts";
 import { runEpisodes } from "../env/rollout.ts";
-import { modelPolicy } from "../env/model_policy.ts";
 import { tasksFromRecords } from "../train/demos.ts";
-import { equalGroupShare } from "../train/metrics.ts";
-import type { AgentSpec } from "./evaluate.ts";
+import { equalGroupShare, groupShare } from "../train/metrics.ts";
+import { agentObjectivesTable, agentPolicy, type AgentSpec } from "./evaluate.ts";
 import type { ExperimentConfig } from "../config/experiment.ts";
 
 /** Questions per test set that {@linkcode equalRewardGroups} samples by default (G rollouts each). */
@@ -107,31 +106,28 @@ export async function equalRewardGroups(
   }
   const rows: EqualRewardGroupsRow[] = [];
   for (const agent of agents) {
-    const policy = "model" in agent
-      ? modelPolicy(agent.model, { padId: data.tokenizer.padId, temperature, batchSize: 32 })
-      : agent.policy;
+    const { policy, maxPositions } = agentPolicy(agent, data.tokenizer.padId, temperature);
     for (const [objectives, records] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
       const tasks = tasksFromRecords(records.slice(0, questions)).flatMap((t) => new Array(groupSize).fill(t));
       const eps = await runEpisodes(policy, tasks, data, {
         contextPolicy: agent.contextPolicy,
         maxTurns,
         maxTurnTokens,
-        maxPositions: "model" in agent ? agent.model.config.maxPositions : agent.maxPositions,
+        maxPositions,
         seed: hashSeed(seed, 0x9e0, objectives),
       });
       const rewards = eps.map((e) => e.reward);
       const groups = eps.map((e) => e.task.groupId);
-      const byGroup = [...new Set(groups)].map((g) => rewards.filter((_, i) => groups[i] === g));
-      const share = (f: (rs: number[]) => boolean) => byGroup.filter(f).length / Math.max(1, byGroup.length);
+      const equal = equalGroupShare(rewards, groups);
       const row: EqualRewardGroupsRow = {
         agent: agent.name,
         contextPolicy: agent.contextPolicy,
         objectives,
-        groups: byGroup.length,
+        groups: equal.groups,
         groupSize,
-        equalShare: equalGroupShare(rewards, groups).share,
-        allWrongShare: share((rs) => rs.every((r) => r === 0)),
-        allRightShare: share((rs) => rs.every((r) => r === 1)),
+        equalShare: equal.share,
+        allWrongShare: groupShare(rewards, groups, (rs) => rs.every((r) => r === 0)).share,
+        allRightShare: groupShare(rewards, groups, (rs) => rs.every((r) => r === 1)).share,
         rewardMean: rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length),
       };
       rows.push(row);
@@ -193,10 +189,8 @@ export function equalRewardOptions(config: ExperimentConfig): EqualRewardGroupsO
  */
 export function equalRewardGroupsMarkdown(rows: readonly EqualRewardGroupsRow[]): string {
   if (rows.length === 0) return "";
-  const ks = [...new Set(rows.map((r) => r.objectives))].sort((a, b) => a - b);
-  const agents = [...new Set(rows.map((r) => `${r.agent} (${r.contextPolicy})`))];
   const pct = (x: number) => `${Math.round(100 * x)} %`;
-  const lines = [
+  return [
     "## Groups with equal rewards",
     "",
     `G = ${rows[0]!.groupSize} rollouts (at the RL temperature) on each of the first ${
@@ -206,15 +200,10 @@ export function equalRewardGroupsMarkdown(rows: readonly EqualRewardGroupsRow[])
     "share where every rollout is wrong), and the mean reward. The RL steps log the same share on their training",
     "questions (`grpo/frac_zero_std`, per objective count `grpo/frac_zero_std_k{k}`).",
     "",
-    `| agent | ${ks.map((k) => `${k} obj`).join(" | ")} |`,
-    `| --- | ${ks.map(() => "---").join(" | ")} |`,
-  ];
-  for (const a of agents) {
-    const cells = ks.map((k) => {
-      const r = rows.find((x) => `${x.agent} (${x.contextPolicy})` === a && x.objectives === k);
-      return r ? `${pct(r.equalShare)} (${pct(r.allWrongShare)} all wrong) / ${r.rewardMean.toFixed(2)}` : "–";
-    });
-    lines.push(`| ${a} | ${cells.join(" | ")} |`);
-  }
-  return lines.join("\n");
+    agentObjectivesTable(
+      rows,
+      (k) => `${k} obj`,
+      (r) => `${pct(r.equalShare)} (${pct(r.allWrongShare)} all wrong) / ${r.rewardMean.toFixed(2)}`,
+    ),
+  ].join("\n");
 }

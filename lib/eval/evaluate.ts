@@ -16,6 +16,7 @@ import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import { tasksFromRecords } from "../train/demos.ts";
 import type { Algorithm, EvalConfig } from "../config/experiment.ts";
+import { markdownTable } from "../viz/table.ts";
 
 /** An agent to evaluate: a model (greedy) or a scripted policy. */
 export type AgentSpec =
@@ -41,6 +42,12 @@ export type AgentSpec =
 /** Names of the RL algorithms' agents in the tables. */
 export const AGENT_NAMES: Readonly<Record<Algorithm, string>> = { ppo: "PPO", grpo: "GRPO", mempo: "MemPO" };
 
+/** The SFT policy's name in the tables. */
+export const SFT_AGENT = "SFT";
+
+/** The scripted teacher's name in the tables (the ceiling; it has no training). */
+export const TEACHER_AGENT = "Teacher";
+
 /**
  * The evaluated agents of a run: the teacher (full and memory context, the
  * ceiling), SFT with full and with memory context, and each RL policy with
@@ -52,7 +59,7 @@ export const AGENT_NAMES: Readonly<Record<Algorithm, string>> = { ppo: "PPO", gr
  * @param sft The SFT model.
  * @param trained RL policies by algorithm, in table order.
  * @param tokenizer The tokenizer (the teacher writes its turns with it).
- * @param memory The teacher's memory format (the run's `sft.teacherMemory`).
+ * @param memory The teacher's memory format (the run's `teacherMemory(config)`; default createTeacher's).
  * @returns The agents, in table order.
  *
  * @example
@@ -74,17 +81,54 @@ export function runAgents(
   sft: Model,
   trained: ReadonlyMap<Algorithm, Model>,
   tokenizer: Tokenizer,
-  memory: MemoryFormat = "state",
+  memory?: MemoryFormat,
 ): AgentSpec[] {
   const teacher = createTeacher(tokenizer, { dropProbability: 0, memory });
   const maxPositions = sft.config.maxPositions;
   return [
-    { name: "Teacher", policy: teacher, maxPositions, contextPolicy: "full" },
-    { name: "Teacher", policy: teacher, maxPositions, contextPolicy: "memory" },
-    { name: "SFT", model: sft, contextPolicy: "full" },
-    { name: "SFT", model: sft, contextPolicy: "memory" },
+    { name: TEACHER_AGENT, policy: teacher, maxPositions, contextPolicy: "full" },
+    { name: TEACHER_AGENT, policy: teacher, maxPositions, contextPolicy: "memory" },
+    { name: SFT_AGENT, model: sft, contextPolicy: "full" },
+    { name: SFT_AGENT, model: sft, contextPolicy: "memory" },
     ...[...trained].map(([a, model]) => ({ name: AGENT_NAMES[a], model, contextPolicy: "memory" as const })),
   ];
+}
+
+/**
+ * How an agent runs: a model agent as {@linkcode modelPolicy} at the given
+ * temperature (0: greedy) with the model's context length, a scripted one
+ * as it is with the `maxPositions` it was given.
+ *
+ * Source: this package (the evaluation and the equal-reward groups run agents alike).
+ *
+ * @param agent The agent.
+ * @param padId The tokenizer's padding id.
+ * @param temperature Sampling temperature of a model agent (0: greedy).
+ * @returns The policy and the context positions to run it with.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer } from "../text/tokenizer.ts";
+ * import { createTeacher } from "../env/teacher.ts";
+ * import { agentPolicy } from "./evaluate.ts";
+ *
+ * const policy = createTeacher(buildTokenizer(["q"]));
+ * const run = agentPolicy({ name: "Teacher", contextPolicy: "memory", policy, maxPositions: 512 }, 0, 0);
+ * assert.deepEqual([run.policy === policy, run.maxPositions], [true, 512]);
+ * ```
+ */
+export function agentPolicy(
+  agent: AgentSpec,
+  padId: number,
+  temperature: number,
+): { policy: AgentPolicy; maxPositions: number } {
+  return "model" in agent
+    ? {
+      policy: modelPolicy(agent.model, { padId, temperature, batchSize: 32 }),
+      maxPositions: agent.model.config.maxPositions,
+    }
+    : { policy: agent.policy, maxPositions: agent.maxPositions };
 }
 
 /** One cell of the evaluation table. */
@@ -143,15 +187,13 @@ export async function evaluateAgents(
 ): Promise<EvalRow[]> {
   const rows: EvalRow[] = [];
   for (const agent of agents) {
-    const policy = "model" in agent
-      ? modelPolicy(agent.model, { padId: data.tokenizer.padId, temperature: 0, batchSize: 32 })
-      : agent.policy;
+    const { policy, maxPositions } = agentPolicy(agent, data.tokenizer.padId, 0);
     for (const [objectives, records] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
       const eps = await runEpisodes(policy, tasksFromRecords(records.slice(0, config.questions)), data, {
         contextPolicy: agent.contextPolicy,
         maxTurns: config.maxTurns,
         maxTurnTokens: config.maxTurnTokens,
-        maxPositions: "model" in agent ? agent.model.config.maxPositions : agent.maxPositions,
+        maxPositions,
         seed: 0,
       });
       const n = Math.max(1, eps.length);
@@ -198,20 +240,58 @@ export async function evaluateAgents(
  * ```
  */
 export function evalMarkdown(rows: readonly EvalRow[]): string {
+  return agentObjectivesTable(
+    rows,
+    (k) => `${k} obj: EM / F1 / total tok / peak`,
+    (r) => `${r.em.toFixed(2)} / ${r.f1.toFixed(2)} / ${Math.round(r.totalTokens)} / ${Math.round(r.peakContext)}`,
+  );
+}
+
+/**
+ * A Markdown table of per-(agent, test set) rows pivoted: one row per agent
+ * and context policy (`SFT (memory)`, in the order they first appear), one
+ * column per objective count (ascending), `–` where an agent has no row for
+ * that count. The layout of eval.md's tables.
+ *
+ * Source: MemPO Table 1 layout (metrics per number of objectives); `markdownTable`.
+ *
+ * @param rows Rows with an agent, a context policy and an objective count.
+ * @param header The column title of objective count `k`.
+ * @param cell The text of a row's cell.
+ * @returns Markdown text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { agentObjectivesTable } from "./evaluate.ts";
+ *
+ * const rows = [
+ *   { agent: "SFT", contextPolicy: "full" as const, objectives: 2, em: 0.5 },
+ *   { agent: "SFT", contextPolicy: "full" as const, objectives: 1, em: 0.75 },
+ *   { agent: "MemPO", contextPolicy: "memory" as const, objectives: 2, em: 0.25 },
+ * ];
+ * assert.equal(
+ *   agentObjectivesTable(rows, (k) => `${k} obj`, (r) => r.em.toFixed(2)),
+ *   "| agent | 1 obj | 2 obj |\n| --- | --- | --- |\n| SFT (full) | 0.75 | 0.50 |\n| MemPO (memory) | – | 0.25 |",
+ * );
+ * ```
+ */
+export function agentObjectivesTable<R extends Pick<EvalRow, "agent" | "contextPolicy" | "objectives">>(
+  rows: readonly R[],
+  header: (objectives: number) => string,
+  cell: (row: R) => string,
+): string {
   const ks = [...new Set(rows.map((r) => r.objectives))].sort((a, b) => a - b);
-  const agents = [...new Set(rows.map((r) => `${r.agent} (${r.contextPolicy})`))];
-  const lines = [
-    `| agent | ${ks.map((k) => `${k} obj: EM / F1 / total tok / peak`).join(" | ")} |`,
-    `| --- | ${ks.map(() => "---").join(" | ")} |`,
-  ];
-  for (const a of agents) {
-    const cells = ks.map((k) => {
-      const r = rows.find((x) => `${x.agent} (${x.contextPolicy})` === a && x.objectives === k);
-      return r
-        ? `${r.em.toFixed(2)} / ${r.f1.toFixed(2)} / ${Math.round(r.totalTokens)} / ${Math.round(r.peakContext)}`
-        : "–";
-    });
-    lines.push(`| ${a} | ${cells.join(" | ")} |`);
-  }
-  return lines.join("\n");
+  const label = (r: R) => `${r.agent} (${r.contextPolicy})`;
+  const agents = [...new Set(rows.map(label))];
+  return markdownTable(
+    ["agent", ...ks.map(header)],
+    agents.map((a) => [
+      a,
+      ...ks.map((k) => {
+        const r = rows.find((x) => label(x) === a && x.objectives === k);
+        return r ? cell(r) : "–";
+      }),
+    ]),
+  ).markdown;
 }

@@ -9,7 +9,8 @@
 import type { ContextPolicy } from "../env/context.ts";
 import type { Episode } from "../env/rollout.ts";
 import type { MetricsRow } from "../train/metrics.ts";
-import { AGENT_NAMES, type EvalRow } from "./evaluate.ts";
+import { AGENT_NAMES, type EvalRow, TEACHER_AGENT } from "./evaluate.ts";
+import { markdownTable } from "../viz/table.ts";
 import type { Algorithm } from "../config/experiment.ts";
 
 /** The longest training contexts of a run (tokens: context + generated of a turn). */
@@ -35,20 +36,57 @@ export interface LongestContextRow {
 }
 
 /**
- * The longest training contexts of a run: the largest peak context of the
- * SFT demonstrations under each context policy, and the largest per-step
- * maximum of each RL stage's rollouts (`rollout/peak_context_max`; runs
- * logged before it existed have none).
+ * The longest SFT demonstration under each context policy: the largest peak
+ * context of the teacher's episodes the SFT policy trained on. The SFT stage
+ * records it in its checkpoint's state, so the evaluation need not run the
+ * demonstrations again.
  *
  * ```text
  * demos[p] = max { peakContext(e) : e a demonstration under policy p }
- * rl[AGENT_NAMES[a]] = max over the rows of stage a of rollout/peak_context_max
  * ```
  *
  * Source: MemPO §4 (peak tokens per episode); this package (eval.md's context table).
  *
  * @param episodes The SFT demonstrations (`teacherDemonstrations`' episodes).
  * @param policies The context policy of each (`teacherDemonstrations`' policies).
+ * @returns Longest demonstration per context policy (policies without one absent).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { demoContexts } from "./longest_contexts.ts";
+ *
+ * const eps = [{ peakContext: 90 }, { peakContext: 300 }, { peakContext: 120 }] as never[];
+ * assert.deepEqual(demoContexts(eps, ["memory", "full", "memory"]), { memory: 120, full: 300 });
+ * ```
+ */
+export function demoContexts(
+  episodes: readonly Pick<Episode, "peakContext">[],
+  policies: readonly ContextPolicy[],
+): Partial<Record<ContextPolicy, number>> {
+  if (episodes.length !== policies.length) {
+    throw new TypeError(
+      `Cannot compute demoContexts: policies must have one entry per episode (${episodes.length}), current length is ${policies.length}`,
+    );
+  }
+  const demos: Partial<Record<ContextPolicy, number>> = {};
+  episodes.forEach((e, i) => (demos[policies[i]!] = Math.max(demos[policies[i]!] ?? 0, e.peakContext)));
+  return demos;
+}
+
+/**
+ * The longest training contexts of a run: the SFT demonstrations' under each
+ * context policy ({@linkcode demoContexts}), and the largest per-step maximum
+ * of each RL stage's rollouts (`rollout/peak_context_max`; runs logged before
+ * it existed have none).
+ *
+ * ```text
+ * rl[AGENT_NAMES[a]] = max over the rows of stage a of rollout/peak_context_max
+ * ```
+ *
+ * Source: MemPO §4 (peak tokens per episode); this package (eval.md's context table).
+ *
+ * @param demos The longest SFT demonstration per context policy ({@linkcode demoContexts}).
  * @param metrics The run's `metrics.jsonl` rows.
  * @returns Longest contexts per demonstration policy and RL agent.
  *
@@ -57,30 +95,21 @@ export interface LongestContextRow {
  * import assert from "node:assert/strict";
  * import { trainingContexts } from "./longest_contexts.ts";
  *
- * const eps = [{ peakContext: 90 }, { peakContext: 300 }, { peakContext: 120 }] as never[];
  * const rows = [{ stage: "mempo", step: 0, "rollout/peak_context_max": 140 }, { stage: "mempo", step: 1, "rollout/peak_context_max": 150 }];
- * assert.deepEqual(trainingContexts(eps, ["memory", "full", "memory"], rows), { demos: { memory: 120, full: 300 }, rl: { MemPO: 150 } });
+ * assert.deepEqual(trainingContexts({ memory: 120, full: 300 }, rows), { demos: { memory: 120, full: 300 }, rl: { MemPO: 150 } });
  * ```
  */
 export function trainingContexts(
-  episodes: readonly Episode[],
-  policies: readonly ContextPolicy[],
+  demos: Readonly<Partial<Record<ContextPolicy, number>>>,
   metrics: readonly MetricsRow[],
 ): TrainingContexts {
-  if (episodes.length !== policies.length) {
-    throw new TypeError(
-      `Cannot compute trainingContexts: policies must have one entry per episode (${episodes.length}), current length is ${policies.length}`,
-    );
-  }
-  const demos: Partial<Record<ContextPolicy, number>> = {};
-  episodes.forEach((e, i) => (demos[policies[i]!] = Math.max(demos[policies[i]!] ?? 0, e.peakContext)));
   const rl: Record<string, number> = {};
   for (const row of metrics) {
     const name = AGENT_NAMES[String(row.stage) as Algorithm];
     const peak = row["rollout/peak_context_max"];
     if (name !== undefined && typeof peak === "number") rl[name] = Math.max(rl[name] ?? 0, peak);
   }
-  return { demos, rl };
+  return { demos: { ...demos }, rl };
 }
 
 /**
@@ -89,8 +118,8 @@ export function trainingContexts(
  * too) and the longest of each test set (`EvalRow.maxPeakContext`). The
  * teacher has no training.
  *
- * Source: MemPO Figure 1 (peak memory vs objectives); issue 19 (a full-context agent meets contexts
- * longer than any it trained on).
+ * Source: MemPO (arXiv:2603.00680) Figure 1 (peak memory vs objectives); docs/research/many_objectives.md
+ * (test sets longer than every training question).
  *
  * @param rows Evaluation rows (with `maxPeakContext`; rows without it are left out).
  * @param training The run's longest training contexts ({@linkcode trainingContexts}).
@@ -119,7 +148,7 @@ export function longestContexts(rows: readonly EvalRow[], training: TrainingCont
     if (r.maxPeakContext === undefined) continue;
     let a = out.find((x) => x.agent === r.agent && x.contextPolicy === r.contextPolicy);
     if (a === undefined) {
-      const trained = r.agent !== "Teacher";
+      const trained = r.agent !== TEACHER_AGENT;
       a = {
         agent: r.agent,
         contextPolicy: r.contextPolicy,
@@ -158,18 +187,7 @@ export function longestContextsMarkdown(rows: readonly LongestContextRow[]): str
   if (rows.length === 0) return "";
   const ks = [...new Set(rows.flatMap((r) => Object.keys(r.test).map(Number)))].sort((a, b) => a - b);
   const cell = (x: number | undefined) => (x === undefined ? "–" : String(Math.round(x)));
-  const lines = [
-    "## Longest contexts",
-    "",
-    "Tokens (context + generated) of the longest turn each agent met: in training, the SFT teacher demonstrations",
-    "under its context policy (the SFT weights saw both policies' demonstrations) and, for an RL agent, its RL",
-    "rollouts (memory context); in each test set, its own greedy episodes. `*`: longer than every training context",
-    "of that agent.",
-    "",
-    `| agent | trained: SFT demos | trained: RL rollouts | ${ks.map((k) => `test ${k} obj`).join(" | ")} |`,
-    `| --- | --- | --- | ${ks.map(() => "---").join(" | ")} |`,
-  ];
-  for (const r of rows) {
+  const table = rows.map((r) => {
     const trained = [r.sftDemos, r.rlRollouts].filter((x): x is number => x !== undefined);
     const longest = trained.length > 0 ? Math.max(...trained) : undefined;
     const tests = ks.map((k) => {
@@ -177,9 +195,19 @@ export function longestContextsMarkdown(rows: readonly LongestContextRow[]): str
       if (v === undefined) return "–";
       return longest !== undefined && v > longest ? `${cell(v)} *` : cell(v);
     });
-    lines.push(
-      `| ${r.agent} (${r.contextPolicy}) | ${cell(r.sftDemos)} | ${cell(r.rlRollouts)} | ${tests.join(" | ")} |`,
-    );
-  }
-  return lines.join("\n");
+    return [`${r.agent} (${r.contextPolicy})`, cell(r.sftDemos), cell(r.rlRollouts), ...tests];
+  });
+  return [
+    "## Longest contexts",
+    "",
+    "Tokens (context + generated) of the longest turn each agent met: in training, the SFT teacher demonstrations",
+    "under its context policy (the SFT weights saw both policies' demonstrations) and, for an RL agent, its RL",
+    "rollouts (memory context); in each test set, its own greedy episodes. `*`: longer than every training context",
+    "of that agent.",
+    "",
+    markdownTable(
+      ["agent", "trained: SFT demos", "trained: RL rollouts", ...ks.map((k) => `test ${k} obj`)],
+      table,
+    ).markdown,
+  ].join("\n");
 }

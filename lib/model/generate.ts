@@ -144,37 +144,49 @@ export async function generate(
   const { V } = { V: model.config.vocabSize };
 
   // prefill: left-padded prompts, positions start at 0 on each row's first real token
-  const input = tf.tensor2d(prompts.map((p, b) => [...new Array(pads[b]).fill(padId), ...p]), [B, P], "int32");
-  const positions = tf.tensor2d(
-    prompts.map((_, b) => Array.from({ length: P }, (_, t) => Math.max(0, t - pads[b]!))),
-    [B, P],
-    "int32",
-  );
   const bias = new Float32Array(B * P * P);
   for (let b = 0; b < B; b++) {
     for (let t = 0; t < P; t++) for (let s = 0; s < P; s++) if (s > t || s < pads[b]!) bias[(b * P + t) * P + s] = NEG;
   }
-  const biasT = tf.tensor4d(bias, [B, 1, P, P]);
+  // every tensor below is freed in the finally, whatever throws (the inputs of each forward right after it)
   const fused = fuseWeights(model); // the q|k|v and gate|up concatenations once per call
-  let { hidden, cache } = forwardHidden(model, input, {
-    positions,
-    attentionBias: biasT,
-    returnCache: true,
-    fused,
-  }) as { hidden: tf.Tensor3D; cache: KvCache };
-  tf.dispose([input, positions, biasT]);
-  const projection = outputProjection(model); // Eᵀ once per call, not once per token
+  let projection: tf.Tensor2D | undefined;
+  let hidden: tf.Tensor3D | undefined;
+  let cache: KvCache | undefined;
   let last: tf.Tensor | undefined;
   try {
+    const input = tf.tensor2d(prompts.map((p, b) => [...new Array(pads[b]).fill(padId), ...p]), [B, P], "int32");
+    const positions = tf.tensor2d(
+      prompts.map((_, b) => Array.from({ length: P }, (_, t) => Math.max(0, t - pads[b]!))),
+      [B, P],
+      "int32",
+    );
+    const biasT = tf.tensor4d(bias, [B, 1, P, P]);
+    try {
+      ({ hidden, cache } = forwardHidden(model, input, {
+        positions,
+        attentionBias: biasT,
+        returnCache: true,
+        fused,
+      }) as { hidden: tf.Tensor3D; cache: KvCache });
+    } finally {
+      tf.dispose([input, positions, biasT]);
+    }
+    projection = outputProjection(model); // Eᵀ once per call, not once per token
+    const prefill = hidden;
     last = tf.tidy(() =>
-      tf.reshape(outputLogits(model, tf.slice(hidden, [0, P - 1, 0], [B, 1, -1]), projection), [B, V])
+      tf.reshape(outputLogits(model, tf.slice(prefill, [0, P - 1, 0], [B, 1, -1]), projection), [B, V])
     );
     hidden.dispose();
     for (let k = 0; k < maxNewTokens; k++) {
       const sample = sampleStep(last as tf.Tensor2D, temperature, topP, hashSeed(seed, k));
       last.dispose();
-      const values = await sample.data(); // the one host read per step: [B, 2] ids and log-probs
-      sample.dispose();
+      let values: ArrayLike<number>;
+      try {
+        values = await sample.data(); // the one host read per step: [B, 2] ids and log-probs
+      } finally {
+        sample.dispose();
+      }
       const next: number[] = [];
       for (let b = 0; b < B; b++) {
         if (done[b]) {
@@ -198,22 +210,29 @@ export async function generate(
       const stepInput = tf.tensor2d(next, [B, 1], "int32");
       const stepPos = tf.tensor2d(prompts.map((p) => [p.length + k]), [B, 1], "int32");
       const stepBiasT = tf.tensor4d(stepBias, [B, 1, 1, S]);
-      const out = forwardHidden(model, stepInput, {
-        positions: stepPos,
-        attentionBias: stepBiasT,
-        cache,
-        returnCache: true,
-        fused,
-      }) as { hidden: tf.Tensor3D; cache: KvCache };
-      tf.dispose([stepInput, stepPos, stepBiasT, cache.keys, cache.values]);
+      let out: { hidden: tf.Tensor3D; cache: KvCache };
+      try {
+        out = forwardHidden(model, stepInput, {
+          positions: stepPos,
+          attentionBias: stepBiasT,
+          cache,
+          returnCache: true,
+          fused,
+        }) as { hidden: tf.Tensor3D; cache: KvCache };
+      } finally {
+        tf.dispose([stepInput, stepPos, stepBiasT]);
+      }
+      tf.dispose([cache.keys, cache.values]);
       cache = out.cache;
+      hidden = out.hidden;
       last = tf.tidy(() => tf.reshape(outputLogits(model, out.hidden, projection), [B, V]));
       out.hidden.dispose();
     }
   } finally {
-    tf.dispose([cache.keys, cache.values, projection]);
+    if (cache !== undefined) tf.dispose([cache.keys, cache.values]);
+    projection?.dispose();
     disposeFusedWeights(fused);
-    if (!hidden.isDisposed) hidden.dispose();
+    if (hidden !== undefined && !hidden.isDisposed) hidden.dispose();
     if (last !== undefined && !last.isDisposed) last.dispose();
   }
   return { tokens, logProbs, stopped };

@@ -249,12 +249,14 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
       const act = tf.mul(tf.mul(gate, tf.sigmoid(gate)), up); // silu(gate) ⊙ up
       x = tf.add(x, dense(act, w(model, `${p}.mlp.down_proj.weight`) as tf.Tensor2D));
     }
+    const out = rmsNorm(x, w(model, "model.norm.weight"), config.normEps, noGradient) as tf.Tensor3D;
+    // kept last: a throw anywhere above leaves the new keys and values to the tidy
     if (returnCache) {
       newKeys.forEach((t) => tf.keep(t));
       newValues.forEach((t) => tf.keep(t));
       outCache = { keys: newKeys, values: newValues };
     }
-    return rmsNorm(x, w(model, "model.norm.weight"), config.normEps, noGradient) as tf.Tensor3D;
+    return out;
   });
   return outCache === undefined ? { hidden } : { hidden, cache: outCache };
 }

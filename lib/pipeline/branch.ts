@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ExperimentConfig } from "../config/experiment.ts";
+import { type ExperimentConfig, valueAt } from "../config/experiment.ts";
 import { currentCheckpoint, readCheckpointRecord, verifyCheckpoint } from "../model/checkpoint.ts";
 import { DataError, UsageError } from "../errors.ts";
 import { readMetricsLog } from "../train/metrics_log.ts";
@@ -15,11 +15,6 @@ import { readMetricsLog } from "../train/metrics_log.ts";
  * keep them. `rl.maxTurnTokens` caps the teacher's turns in the SFT demonstrations.
  */
 export const SFT_FIELDS = ["seed", "dataDir", "model", "data", "sft", "rl.maxTurnTokens"] as const;
-
-/** The value at a dotted path (undefined where a step is missing). */
-function at(x: unknown, path: string): unknown {
-  return path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], x);
-}
 
 /** The first leaf where two JSON values differ, as `[path, a, b]` (undefined when equal). */
 function firstDifference(a: unknown, b: unknown, path: string): [string, unknown, unknown] | undefined {
@@ -90,7 +85,7 @@ export async function branchRun(fromDir: string, outDir: string, config: Experim
     fail(`its config.json is not valid JSON (${(e as Error).message})`);
   }
   for (const field of SFT_FIELDS) {
-    const d = firstDifference(at(saved, field), at(config, field), field);
+    const d = firstDifference(valueAt(saved, field), valueAt(config, field), field);
     if (d !== undefined) {
       throw new UsageError(
         `Cannot branch from ${fromDir}: ${d[0]} is ${JSON.stringify(d[1])} in ${fromDir} and ${

@@ -41,27 +41,13 @@ import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
-import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
+import type { EvalRow } from "../eval/evaluate.ts";
 import type { MetricsRow } from "../train/metrics.ts";
 import { readMetricsLog } from "../train/metrics_log.ts";
-import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
-import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
-import { runFigures } from "./run_figures.ts";
-import {
-  equalRewardGroups,
-  equalRewardGroupsMarkdown,
-  type EqualRewardGroupsRow,
-  equalRewardOptions,
-} from "../eval/equal_reward_groups.ts";
-import {
-  type LongestContextRow,
-  longestContexts,
-  longestContextsMarkdown,
-  trainingContexts,
-} from "../eval/longest_contexts.ts";
+import { demoContexts } from "../eval/longest_contexts.ts";
 import { inductionSequences } from "../train/copy_task.ts";
 import { memoryDrillSequences } from "../train/memory_drill.ts";
-import { unseenTestWords } from "../data/coverage.ts";
+import { DEMO_CONTEXTS_STATE, evaluateRun } from "./evaluate_run.ts";
 
 /** A progress event (for a progress bar or a log line). */
 export interface ProgressEvent {
@@ -325,7 +311,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       sft = createModel(modelConfig, { seed: config.seed, name: "sft" });
       optimizer = createAdamW(trainableVariables(sft), { lr: config.sft.lr });
     }
-    const { sequences: demos } = await teacherDemonstrations(data, sftDemoOptions(config, modelConfig.maxPositions));
+    const { sequences: demos, episodes, policies } = await teacherDemonstrations(
+      data,
+      sftDemoOptions(config, modelConfig.maxPositions),
+    );
+    // their longest contexts, which the evaluation reports, travel in the checkpoint's state (no second run of them)
+    const longest = demoContexts(episodes, policies);
     // induction sequences mixed into SFT keep the copying circuit the warm-up formed
     const mix = Math.round((config.sft.inductionMix ?? 0) * demos.length);
     const drills = Math.round((config.sft.drillMix ?? 0) * demos.length);
@@ -392,7 +383,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       await saveCheckpoint(`${outDir}/sft`, {
         models: { policy: sft },
         optimizers: { policy: optimizer },
-        state: { step, done: step >= config.sft.steps },
+        state: { step, done: step >= config.sft.steps, [DEMO_CONTEXTS_STATE]: longest },
       });
     }
     optimizer.dispose();
@@ -508,167 +499,25 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     for (const m of trained.values()) m.dispose();
     return { completed: false, timings };
   }
-  t = clock();
-  const agents = runAgents(
+  let metrics: MetricsRow[]; // the training curves
+  try {
+    metrics = (await readMetricsLog(metricsPath)).rows;
+  } catch (e) {
+    sft.dispose();
+    for (const m of trained.values()) m.dispose();
+    throw e;
+  }
+  // evaluateRun owns the models from here (disposed whatever happens)
+  const { rows, timings: all } = await evaluateRun({
+    runDir: outDir,
+    config,
+    data,
     sft,
-    new Map(config.rl.algorithms.map((a) => [a, trained.get(a)!])),
-    data.tokenizer,
-    config.sft.teacherMemory ?? "state",
-  );
-  const total = agents.length * data.test.size;
-  let done = 0;
-  const rows = await evaluateAgents(agents, data, config.eval, (r) => {
-    done += 1;
-    progress({
-      stage: "eval",
-      step: done,
-      total,
-      info: { agent: `${r.agent}/${r.contextPolicy}`, objectives: r.objectives, em: r.em },
-    });
+    trained,
+    metrics,
+    timings,
+    onProgress: progress,
   });
-  // where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
-  const diagnostic = await copyDiagnostics(agents, data, {
-    questions: config.eval.questions,
-    maxTurnTokens: config.eval.maxTurnTokens,
-    seed: config.seed,
-    memory: config.sft.teacherMemory ?? "state",
-  });
-  timings.eval = clock() - t;
-  const metricsRows = (await readMetricsLog(metricsPath)).rows; // the training curves
-  // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
-  t = clock();
-  const sampled = agents.filter((a) => "model" in a && a.contextPolicy === "memory");
-  let measured = 0;
-  const groups = await equalRewardGroups(sampled, data, equalRewardOptions(config), (r) =>
-    progress({
-      stage: "groups",
-      step: ++measured,
-      total: sampled.length * data.test.size,
-      info: { agent: r.agent, objectives: r.objectives, equal: r.equalShare },
-    }));
-  timings.groups = clock() - t;
-  const demos = await teacherDemonstrations(data, sftDemoOptions(config, modelConfig.maxPositions));
-  const contexts = longestContexts(rows, trainingContexts(demos.episodes, demos.policies, metricsRows));
-  await writeEvalFiles(outDir, rows, timings, diagnostic, unseenTestWords(data), metricsRows, {
-    equalRewardGroups: groups,
-    longestContexts: contexts,
-  });
-  sft.dispose();
-  for (const m of trained.values()) m.dispose();
   progress({ stage: "done", step: 1, total: 1, info: {} });
-  return { completed: true, eval: rows, timings };
-}
-
-function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): string {
-  const sets = [...unseen].filter(([, words]) => words.length > 0);
-  if (sets.length === 0) return "Every word of the test questions (entity names aside) appears in a training question.";
-  return [
-    "Words of the test questions that no training question contains (entity names aside): the policy has never",
-    "seen these tokens in a question, a think or a memory (at most as random words in the induction warm-up), so",
-    "what depends on them (the objective's marker in `<think>` and `<mem>`, and that it follows the one before) is",
-    "out of reach at those counts. (`data.trainMarkers` numbers training questions from a random start so that",
-    "every marker is seen; on the default preset that cost more than it gave: README, Measured.)",
-    "",
-    ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
-  ].join("\n");
-}
-
-/**
- * Writes `eval.json`, `eval.md` and the run's figures ({@linkcode runFigures}: F1 and total
- * tokens vs objectives; the training reward, and reward / reference KL / policy loss, per step).
- *
- * Source: MemPO Figure 1 (performance and tokens vs number of objectives).
- *
- * @param outDir The run directory.
- * @param rows Evaluation rows.
- * @param timings Seconds per stage (reported in eval.md).
- * @param diagnostic Teacher-forced accuracies per test set and agent (reported in eval.md).
- * @param unseen Words of each test set's questions that no training question contains (reported in eval.md).
- * @param metrics The run's `metrics.jsonl` rows (the training figures; none without RL rows).
- * @param extra The share of equal-reward groups per agent and test set (`equalRewardGroups`) and the longest
- *   training and test contexts per agent (`longestContexts`), each a section of eval.md and a field of eval.json.
- * @returns Nothing.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { writeEvalFiles } from "./pipeline.ts";
- *
- * const dir = await Deno.makeTempDir();
- * await writeEvalFiles(dir, [], {}, undefined, new Map([[1, []], [6, ["q5", "q6"]]]), [], {
- *   longestContexts: [{ agent: "SFT", contextPolicy: "full", sftDemos: 700, test: { 6: 1200 } }],
- * });
- * const md = await Deno.readTextFile(`${dir}/eval.md`);
- * assert.match(md, /\n- 6 objectives: `q5`, `q6`\n/);
- * assert.match(md, /## Longest contexts[\s\S]*\| SFT \(full\) \| 700 \| – \| 1200 \* \|/);
- * const json = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`));
- * assert.deepEqual(json.unseen, { 1: [], 6: ["q5", "q6"] });
- * assert.equal(json.longestContexts[0].sftDemos, 700);
- * ```
- */
-export async function writeEvalFiles(
-  outDir: string,
-  rows: readonly EvalRow[],
-  timings: Record<string, number>,
-  diagnostic?: readonly CopyDiagnostic[],
-  unseen?: ReadonlyMap<number, readonly string[]>,
-  metrics: readonly MetricsRow[] = [],
-  extra: { equalRewardGroups?: readonly EqualRewardGroupsRow[]; longestContexts?: readonly LongestContextRow[] } = {},
-): Promise<void> {
-  await writeFileAtomic(
-    `${outDir}/eval.json`,
-    JSON.stringify(
-      { rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen), ...extra },
-      null,
-      2,
-    ),
-  );
-  faultPoint("eval-files");
-  const figures = runFigures(rows, metrics);
-  for (const [name, figure] of Object.entries(figures)) await writeFileAtomic(`${outDir}/${name}`, figure.svg);
-  const md = [
-    "# Evaluation",
-    "",
-    "Greedy decoding. Cells: mean EM / mean F1 / mean total tokens per episode / mean peak context tokens.",
-    "The teacher rows are the scripted teacher without drops: the ceiling, and the tokens a perfect policy",
-    "spends under each context policy.",
-    "",
-    evalMarkdown(rows),
-    "",
-    "Format-valid rate per agent and test set:",
-    "",
-    ...rows.map((r) =>
-      `- ${r.agent} (${r.contextPolicy}), ${r.objectives} objectives: ${(100 * r.formatValid).toFixed(0)}% valid, ${
-        (100 * r.reward).toFixed(0)
-      }% fully correct (${r.episodes} episodes)`
-    ),
-    "",
-    "## Research check",
-    "",
-    "The MemPO paper's claims in this miniature, read off the table above (computed, not tuned; the claims that " +
-    "need several RL seeds are decided by `deno task compare`, which writes compare.md):",
-    "",
-    researchCheckMarkdown(researchCheck(rows)),
-    "",
-    ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
-    ...(extra.longestContexts?.length ? [longestContextsMarkdown(extra.longestContexts), ""] : []),
-    ...(extra.equalRewardGroups?.length ? [equalRewardGroupsMarkdown(extra.equalRewardGroups), ""] : []),
-    ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
-    `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
-    "",
-    "![F1 vs objectives](eval_f1.svg) ![Tokens per episode vs objectives](eval_tokens.svg)",
-    "",
-    ...(figures["train_curves.svg"]
-      ? [
-        "## Training",
-        "",
-        "Per RL step and algorithm: the mean outcome reward of the step's episodes (alone in",
-        "[train_reward.svg](train_reward.svg)), the reference KL and the policy loss (`metrics.jsonl`).",
-        "",
-        "![Reward, reference KL and policy loss per RL step](train_curves.svg)",
-        "",
-      ]
-      : []),
-  ].join("\n");
-  await writeFileAtomic(`${outDir}/eval.md`, md);
+  return { completed: true, eval: rows, timings: all };
 }

@@ -11,7 +11,7 @@ import { type ContextPolicy } from "../env/context.ts";
 import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import type { LmSequence } from "./collate.ts";
-import type { ExperimentConfig } from "../config/experiment.ts";
+import { type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 
 /**
  * Tasks for the agent loop from dataset records.
@@ -105,7 +105,7 @@ export interface DemoOptions {
   count: number;
   /** Teacher imperfection. */
   dropProbability: number;
-  /** The teacher's memory format. @default "state" */
+  /** The teacher's memory format. @default createTeacher's ("state") */
   memory?: MemoryFormat;
   /** Seed. */
   seed: number;
@@ -161,7 +161,7 @@ export async function teacherDemonstrations(
     maxPositions = 2048,
     maxTurnTokens = 64,
   } = options;
-  const teacher = createTeacher(data.tokenizer, { dropProbability, seed, memory: options.memory ?? "state" });
+  const teacher = createTeacher(data.tokenizer, { dropProbability, seed, memory: options.memory });
   // the main world and each auxiliary world (own corpus and search tool) get an equal share
   const worlds = options.records
     ? [{ train: options.records, search: data.search }]
@@ -216,7 +216,7 @@ export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): 
   return {
     count: config.sft.demos,
     dropProbability: config.sft.dropProbability,
-    memory: config.sft.teacherMemory ?? "state",
+    memory: teacherMemory(config),
     seed: config.seed,
     maxPositions,
     maxTurnTokens: config.rl.maxTurnTokens,

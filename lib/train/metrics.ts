@@ -94,6 +94,45 @@ export function episodeMetrics(episodes: readonly Episode[]): MetricsRow {
 }
 
 /**
+ * The share of groups (episodes of one question) whose scores pass a test:
+ * the groups are formed once, here, for every share the package reports.
+ *
+ * ```text
+ * share = |{g : test(scores of g)}| / |groups|      (0 when there are no groups)
+ * ```
+ *
+ * Source: DAPO (arXiv:2503.14476) §3.2 (groups of all-right or all-wrong answers give no gradient).
+ *
+ * @param scores One score per episode, `[N]`.
+ * @param groupIds The group (question) of each episode, `[N]`.
+ * @param test Whether a group's scores (in episode order) count.
+ * @returns The share and the number of groups.
+ *
+ * @example Groups a = {1, 1}, b = {0, 1}, c = {0}: one group all right
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { groupShare } from "./metrics.ts";
+ *
+ * assert.deepEqual(groupShare([1, 1, 0, 1, 0], ["a", "a", "b", "b", "c"], (s) => s.every((x) => x === 1)), { share: 1 / 3, groups: 3 });
+ * ```
+ */
+export function groupShare(
+  scores: readonly number[],
+  groupIds: readonly (string | number)[],
+  test: (groupScores: readonly number[]) => boolean,
+): { share: number; groups: number } {
+  if (scores.length !== groupIds.length) {
+    throw new TypeError(
+      `Cannot compute a group share: groupIds must have one id per score (${scores.length}), current length is ${groupIds.length}`,
+    );
+  }
+  const byGroup = new Map<string | number, number[]>();
+  groupIds.forEach((g, i) => byGroup.set(g, [...(byGroup.get(g) ?? []), scores[i]!]));
+  const passed = [...byGroup.values()].filter(test).length;
+  return { share: byGroup.size === 0 ? 0 : passed / byGroup.size, groups: byGroup.size };
+}
+
+/**
  * The share of groups whose scores are all equal: GRPO gives each such group
  * zero advantage, so its episodes teach nothing (a group of one counts as equal).
  *
@@ -120,15 +159,7 @@ export function equalGroupShare(
   scores: readonly number[],
   groupIds: readonly (string | number)[],
 ): { share: number; groups: number } {
-  if (scores.length !== groupIds.length) {
-    throw new TypeError(
-      `Cannot compute equalGroupShare: groupIds must have one id per score (${scores.length}), current length is ${groupIds.length}`,
-    );
-  }
-  const byGroup = new Map<string | number, number[]>();
-  groupIds.forEach((g, i) => byGroup.set(g, [...(byGroup.get(g) ?? []), scores[i]!]));
-  const equal = [...byGroup.values()].filter((s) => s.every((x) => x === s[0])).length;
-  return { share: byGroup.size === 0 ? 0 : equal / byGroup.size, groups: byGroup.size };
+  return groupShare(scores, groupIds, (s) => s.every((x) => x === s[0]));
 }
 
 /**
@@ -144,7 +175,7 @@ export function equalGroupShare(
  *
  * Source: DAPO (arXiv:2503.14476) §3.2; verl's zero-std group share.
  *
- * @param episodes The step's episodes (`reward`, `task.groupId`, and `score.em`: one entry per objective).
+ * @param episodes The step's episodes (`reward`, `task.groupId`, `task.targets`: one entry per objective).
  * @returns The metrics.
  *
  * @example Question 0 (1 objective) all right, question 1 (2 objectives) mixed
@@ -152,8 +183,8 @@ export function equalGroupShare(
  * import assert from "node:assert/strict";
  * import { equalGroupMetrics } from "./metrics.ts";
  *
- * const ep = (groupId: number, reward: number, em: number[]) => ({ reward, task: { groupId }, score: { em } }) as never;
- * assert.deepEqual(equalGroupMetrics([ep(0, 1, [1]), ep(0, 1, [1]), ep(1, 0, [1, 0]), ep(1, 1, [1, 1])]), {
+ * const ep = (groupId: number, reward: number, targets: string[][]) => ({ reward, task: { groupId, targets } }) as never;
+ * assert.deepEqual(equalGroupMetrics([ep(0, 1, [["a"]]), ep(0, 1, [["a"]]), ep(1, 0, [["a"], ["b"]]), ep(1, 1, [["a"], ["b"]])]), {
  *   "grpo/frac_zero_std": 0.5,
  *   "grpo/frac_zero_std_k1": 1,
  *   "grpo/frac_zero_std_k2": 0,
@@ -163,7 +194,7 @@ export function equalGroupShare(
 export function equalGroupMetrics(episodes: readonly Episode[]): MetricsRow {
   const scores = episodes.map((e) => e.reward);
   const groups = episodes.map((e) => e.task.groupId);
-  const objectives = episodes.map((e) => e.score.em.length);
+  const objectives = episodes.map((e) => e.task.targets.length);
   const row: MetricsRow = { "grpo/frac_zero_std": equalGroupShare(scores, groups).share };
   for (const k of [...new Set(objectives)].sort((a, b) => a - b)) {
     const of = episodes.flatMap((_, i) => (objectives[i] === k ? [i] : []));

@@ -49,7 +49,8 @@ export const SERIES_DASHES: readonly string[] = ["", "6 3", "1.5 2.5", "8 3 1.5 
 /**
  * The agents' names in their style slots, so an agent looks the same in every
  * figure (evaluation and training curves): the teacher and SFT, then the RL
- * algorithms as `lib/eval/evaluate.ts` `AGENT_NAMES` names them.
+ * algorithms, as `lib/eval/evaluate.ts` names them (`TEACHER_AGENT`,
+ * `SFT_AGENT`, `AGENT_NAMES`; tests/viz/series_style_test.ts checks the two agree).
  */
 export const AGENT_ORDER: readonly string[] = ["Teacher", "SFT", "PPO", "GRPO", "MemPO"];
 

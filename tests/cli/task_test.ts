@@ -130,6 +130,7 @@ const json = {
   sizes: await file("sizes.json", '{"data": {"sizes": {"countries": 5, "cities": 4}}}'),
   nullSection: await file("null.json", '{"rl": null}'),
   dataDir: await file("datadir.json", '{"dataDir": 3}'),
+  shuffled: await file("shuffled.json", '{"data": {"markers": false, "trainOrder": "shuffled"}}'),
 };
 const notRun = await Deno.makeTempDir();
 await Deno.writeTextFile(`${notRun}/config.json`, '{"preset": "quick", "rl": {"steps": -1}}');
@@ -175,6 +176,12 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   ["tools/train.ts", ["--config", json.sizes], 2, /data\.sizes: cities \(4\) must be ≥ countries \(5\)/],
   ["tools/train.ts", ["--config", json.nullSection], 2, /rl must be an object of fields, current value is null/],
   ["tools/train.ts", ["--config", json.dataDir], 2, /dataDir must be a path \(a string\), current value is 3/],
+  [
+    "tools/train.ts",
+    ["--config", json.shuffled],
+    2,
+    /data\.trainOrder "shuffled" needs data\.markers true: .*data\.markers false, data\.trainOrder "shuffled"/,
+  ],
   ["tools/train.ts", ["--resume", `${work}/nothing`], 1, /Cannot read .*nothing\/config\.json: no such file/],
   ["tools/train.ts", ["--resume", notRun], 1, /config\.json: Invalid config: rl\.steps must be an integer ≥ 0/],
   ["tools/train.ts", ["--from", notRun, "--out", `${work}/b`], 1, /config\.json: Invalid config: rl\.steps/],

@@ -1,6 +1,20 @@
 import assert from "node:assert/strict";
-import { PRESETS, resolveConfig, validateConfig } from "../../lib/config/experiment.ts";
+import {
+  DEFAULT_TEACHER_MEMORY,
+  mergeSections,
+  PRESETS,
+  resolveConfig,
+  teacherMemory,
+  validateConfig,
+  valueAt,
+} from "../../lib/config/experiment.ts";
+import { configFields } from "../../lib/config/config_help.ts";
 import { UsageError } from "../../lib/errors.ts";
+import { generateWorld, worldSizes } from "../../lib/env/world.ts";
+import { buildQaSplits, testSubjectCount } from "../../lib/env/questions.ts";
+import { createTeacher } from "../../lib/env/teacher.ts";
+import { buildTokenizer } from "../../lib/text/tokenizer.ts";
+import { outcomeTurnSequences } from "../../lib/train/rl_batch.ts";
 
 Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad values refused", () => {
   assert.equal(resolveConfig("default").model, "small");
@@ -86,7 +100,7 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     /data.trainObjectives\[1\] must be an integer ≥ 1, current value is 1.5/,
   );
   assert.equal(resolveConfig("default").data.trainMarkers, undefined);
-  assert.equal(resolveConfig("quick", { data: { trainMarkers: 3 } }).data.trainMarkers, 3);
+  assert.equal(resolveConfig("quick", { data: { trainMarkers: 3, markers: true } }).data.trainMarkers, 3);
   assert.throws(
     () => resolveConfig("default", { data: { trainMarkers: 3 } }),
     /data.trainMarkers must be 0 or ≥ the most training objectives \(4\), current value is 3/,
@@ -193,4 +207,114 @@ Deno.test("presetDataDir(): data/<preset>, one folder per preset (deno task data
     assert.match(text, /presetDataDir\(config\.preset\)/, tool);
     assert.doesNotMatch(text, /`data\/\$\{/, tool);
   }
+});
+
+Deno.test("validateConfig(): what needs the questions' markers is refused without them, naming both fields and values", () => {
+  const unmarked = { markers: false };
+  const cases: [Parameters<typeof resolveConfig>[1], RegExp][] = [
+    [
+      { data: { ...unmarked, trainOrder: "shuffled" } },
+      /^Invalid config: data\.trainOrder "shuffled" needs data\.markers true: .*current values are data\.markers false, data\.trainOrder "shuffled"$/,
+    ],
+    [
+      { data: { ...unmarked, trainMarkers: 4 } },
+      /^Invalid config: data\.trainMarkers > 0 needs data\.markers true: .*current values are data\.markers false, data\.trainMarkers 4$/,
+    ],
+    [
+      { data: unmarked, sft: { teacherMemory: "slots" } },
+      /^Invalid config: sft\.teacherMemory "slots" needs data\.markers true: .*current values are data\.markers false, sft\.teacherMemory "slots"$/,
+    ],
+  ];
+  for (const [overrides, message] of cases) {
+    assert.throws(
+      () => resolveConfig("default", overrides),
+      (e: Error) => e instanceof UsageError && message.test(e.message),
+    );
+    // with markers each is a valid experiment
+    const marked = mergeSections(overrides as Record<string, unknown>, { data: { ...overrides!.data, markers: true } });
+    assert.doesNotThrow(() => resolveConfig("default", marked as never));
+  }
+  // unset markers are markers (the questions' default): nothing refused
+  const { markers: _, ...data } = PRESETS.quick.data;
+  assert.equal(
+    validateConfig({ ...PRESETS.quick, data: { ...data, trainOrder: "shuffled" } }).data.trainOrder,
+    "shuffled",
+  );
+  assert.equal(resolveConfig("quick", { data: { trainMarkers: 0 } }).data.trainMarkers, 0, "0 markers drawn: fine");
+});
+
+Deno.test("the config's unset texts say what the consumers do when a field is left out", () => {
+  const unset = new Map(configFields().map((f) => [f.path, f.unset]));
+  // data.markers: buildQaSplits' questions are the same with markers left out and with markers true
+  assert.equal(unset.get("data.markers"), "true");
+  const world = generateWorld(3, { distractors: 0 });
+  const options = { trainCount: 6, testCount: 2, testObjectives: [1, 3], trainObjectives: 2, seed: 4 };
+  const marked = buildQaSplits(world, { ...options, markers: true });
+  assert.deepEqual(buildQaSplits(world, options), marked);
+  assert.notDeepEqual(buildQaSplits(world, { ...options, markers: false }).train, marked.train);
+  // rl.memCloseTag: outcomeTurnSequences credits </mem> when closeTag is left out, as with true
+  assert.equal(unset.get("rl.memCloseTag"), "true");
+  const ep = { id: 0, turns: [{ context: [1], sampled: [2, 3, 4], logProbs: [0, 0, 0], memSpan: [0, 2] }] } as never;
+  const advantages = (closeTag?: boolean) =>
+    outcomeTurnSequences([ep], [0], [[1]], closeTag === undefined ? {} : { closeTag })[0]!.extras.advantages;
+  assert.deepEqual(advantages(), advantages(true));
+  assert.notDeepEqual(advantages(), advantages(false));
+  // sft.teacherMemory: the state memory, which createTeacher writes when told nothing
+  assert.equal(unset.get("sft.teacherMemory"), DEFAULT_TEACHER_MEMORY);
+  const { teacherMemory: _, ...sft } = PRESETS.quick.sft;
+  assert.equal(teacherMemory({ ...PRESETS.quick, sft }), DEFAULT_TEACHER_MEMORY);
+  const split = buildQaSplits(world, options);
+  const tok = buildTokenizer(split.train.map((q) => q.question));
+  const turns = async (memory?: "state" | "slots") => {
+    const request = {
+      episode: { id: 0, task: { ...split.train[0]!, groupId: 0 }, turns: [] },
+      context: [],
+    } as never;
+    return await createTeacher(tok, memory === undefined ? {} : { memory }).nextTurns([request], {
+      maxNewTokens: 64,
+      stopIds: [],
+      seed: 0,
+    });
+  };
+  return Promise.all([turns(), turns(DEFAULT_TEACHER_MEMORY), turns("slots")]).then(([none, fallback, slots]) => {
+    assert.deepEqual(none, fallback);
+    assert.notDeepEqual(none, slots);
+  });
+});
+
+Deno.test("valueAt(), mergeSections(): dotted paths and the section-by-section merge", () => {
+  assert.equal(valueAt(PRESETS.default, "rl.memThreshold"), 0.5);
+  assert.equal(valueAt(PRESETS.default, "seed"), 0);
+  assert.deepEqual(valueAt(PRESETS.default, "data.sizes"), { distractors: 0 });
+  assert.equal(valueAt(PRESETS.default, "data.sizes.films"), undefined);
+  assert.equal(valueAt(undefined, "rl"), undefined);
+  const base = { seed: 1, rl: { lr: 1, steps: 2 }, data: { testObjectives: [1, 2] } };
+  const merged = mergeSections(base, { rl: { steps: 5 }, data: { testObjectives: [8] }, seed: undefined, name: "x" });
+  // a section merges field by field; a list replaces; undefined leaves the field; new fields are added
+  assert.deepEqual(merged, { seed: 1, rl: { lr: 1, steps: 5 }, data: { testObjectives: [8] }, name: "x" });
+  assert.deepEqual(base, { seed: 1, rl: { lr: 1, steps: 2 }, data: { testObjectives: [1, 2] } }, "base unchanged");
+  // a section over a non-section (or null over a section) replaces it
+  assert.deepEqual(mergeSections({ rl: 3 }, { rl: { lr: 1 } }), { rl: { lr: 1 } });
+  assert.deepEqual(mergeSections({ rl: { lr: 1 } }, { rl: null }), { rl: null });
+  // one level deep: a nested section inside a section is replaced, not merged
+  assert.deepEqual(
+    mergeSections({ data: { sizes: { films: 4, people: 8 } } }, { data: { sizes: { films: 2 } } }),
+    { data: { sizes: { films: 2 } } },
+  );
+});
+
+Deno.test("worldSizes(), testSubjectCount(): the sizes validateConfig checks a test set against", () => {
+  const quick = worldSizes(PRESETS.quick.data.sizes ?? {});
+  assert.deepEqual(quick, { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 });
+  // round(0.3 n) per questioned type, at least 1: people 8 → 2, companies 4 → 1, films 4 → 1, cities 4 → 1, countries 2 → 1
+  assert.equal(testSubjectCount(quick), 6);
+  assert.equal(testSubjectCount(worldSizes({})), 2 + 10 + 30 + 12 + 12);
+  assert.equal(testSubjectCount(quick, 0.5), 1 + 2 + 4 + 2 + 2);
+  assert.throws(() => worldSizes({ countries: 5, cities: 4 }), /cities \(4\) must be ≥ countries \(5\)/);
+  // validateConfig refuses a test set with more objectives than test subjects, and accepts one that fits
+  assert.throws(
+    () => resolveConfig("quick", { data: { testObjectives: [7] } }),
+    /data\.sizes give 6 test subjects, too few for 7-objective questions/,
+  );
+  assert.deepEqual(resolveConfig("quick", { data: { testObjectives: [6] } }).data.testObjectives, [6]);
 });

@@ -18,6 +18,7 @@ import {
   reverseObjectives,
 } from "../../lib/diagnostics/copy_diagnostic.ts";
 import { teacherDemonstrations } from "../../lib/train/demos.ts";
+import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
 import type { AgentSpec } from "../../lib/eval/evaluate.ts";
 
 const tok = buildTokenizer(["zorbex kalo mirel born director none = 1 2 , ;"]);
@@ -115,6 +116,11 @@ Deno.test("copyDiagnostics(): every test set in order, each model-backed agent o
       sets.find((d) => d.objectives === k)!.agents.GRPO,
       await copyAccuracy(b, data.tokenizer, names, sequences),
     );
+    // one pass for both probes: the same steps as stepAccuracy's own pass over those turns
+    assert.deepEqual(
+      sets.find((d) => d.objectives === k)!.steps!.GRPO,
+      await stepAccuracy(b, data.tokenizer, sequences),
+    );
   }
   assert.ok(scored(4) > scored(2) && scored(2) > scored(1), "more objectives, more teacher turns scored");
   const md = copyDiagnosticMarkdown(sets);
@@ -209,4 +215,42 @@ Deno.test("memorySlotPositions(): every name the teacher writes into <mem> label
   assert.equal(acc.carried.total + acc.new.total, cell!.total);
   assert.equal(acc.carried.correct + acc.new.correct, cell!.correct);
   model.dispose();
+});
+
+Deno.test("copyDiagnosticMarkdown(): the exact text (a missing cell is –; the step table only with steps; no columns without cells)", () => {
+  const md = copyDiagnosticMarkdown([
+    {
+      objectives: 1,
+      agents: { SFT: [{ tag: "mem", kind: "name", correct: 1, total: 3 }] },
+      steps: { SFT: [{ step: "think", correct: 2, total: 2 }] },
+    },
+    {
+      objectives: 2,
+      agents: {
+        SFT: [{ tag: "mem", kind: "name", correct: 2, total: 3 }, {
+          tag: "search",
+          kind: "word",
+          correct: 0,
+          total: 1,
+        }],
+        MemPO: [{ tag: "search", kind: "word", correct: 1, total: 1 }],
+      },
+    },
+  ]);
+  const [head, steps] = md.split("\n\nEach step of the memory's per-turn operation");
+  assert.ok(head!.startsWith("## Where the agents go wrong\n\nTeacher-forced greedy accuracy"));
+  assert.ok(head!.endsWith([
+    "by heart.",
+    "",
+    "| agent | objectives | mem/name | search/word |",
+    "| --- | --- | --- | --- |",
+    "| SFT | 1 | 33% (3) | – |",
+    "| SFT | 2 | 67% (3) | 0% (1) |",
+    "| MemPO | 2 | – | 100% (1) |",
+  ].join("\n")));
+  assert.ok(
+    steps!.endsWith("parentheses).\n\n| agent | objectives | think |\n| --- | --- | --- |\n| SFT | 1 | 100% (2) |"),
+  );
+  // nothing probed: the header alone (it used to end in an empty column, "| agent | objectives |  |")
+  assert.ok(copyDiagnosticMarkdown([]).endsWith("by heart.\n\n| agent | objectives |\n| --- | --- |"));
 });

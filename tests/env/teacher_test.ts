@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { droppedObjectives, FORGOTTEN, stateTeacherTurn, teacherTurn } from "../../lib/env/teacher.ts";
+import {
+  droppedObjectives,
+  FORGOTTEN,
+  parseStateMemory,
+  stateTeacherTurn,
+  teacherTurn,
+} from "../../lib/env/teacher.ts";
 import { generateWorld } from "../../lib/env/world.ts";
 import { buildQaSplits, makeSubQuestion, TEMPLATES } from "../../lib/env/questions.ts";
 import { parseTurn } from "../../lib/env/format.ts";
@@ -99,12 +105,9 @@ Deno.test("stateTeacherTurn(): the open objectives then the answers found; one s
 Deno.test("stateTeacherTurn(): every turn after the first is the same operation on the previous memory, at 1 to 8 objectives", () => {
   const w = generateWorld(9);
   const { test } = buildQaSplits(w, { testCount: 12, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 3 });
-  const relations = new Set(["born", "located", "capital", "founder", "headquarters", "director"]);
   const parse = (mem: string) => {
-    const [openText, doneText] = mem.split("|").map((p) => p.trim().split(" ").filter((x) => x !== ""));
-    const open: string[][] = [];
-    for (const w of openText!) relations.has(w) ? open.at(-1)!.push(w) : open.push([w]);
-    return { open, done: doneText! };
+    const { open, answers } = parseStateMemory(mem);
+    return { open, done: answers };
   };
   let checked = 0;
   for (const [k, qs] of test) {
@@ -146,4 +149,42 @@ Deno.test("stateTeacherTurn(): every turn after the first is the same operation 
     }
   }
   assert.ok(checked > 400, `${checked} turns checked`);
+});
+
+Deno.test("parseStateMemory(): reads back every memory stateTeacherTurn writes (1-8 objectives, with drops), word for word", () => {
+  const w = generateWorld(9);
+  const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
+  let checked = 0;
+  let rewritten = 0;
+  for (const qs of test.values()) {
+    for (const q of qs) {
+      const subs = q.subQuestions;
+      const dropped = droppedObjectives(q.question, subs.length, { dropProbability: 0.5, seed: 1 });
+      for (let t = 0;; t++) {
+        const turn = stateTeacherTurn(subs, t, dropped);
+        if (turn === null) break;
+        const { open, answers } = parseStateMemory(turn.mem);
+        // the round trip: the items and the answers, joined as the teacher joins them, are the memory again
+        assert.equal([...open.flat(), "|", ...answers].join(" "), turn.mem);
+        assert.deepEqual(parseStateMemory(turn.mem.split(" ")), { open, answers }, "words and text read alike");
+        // each open item is a subject, or the entity found and the one relation left (only the head)
+        const subjects = new Set(subs.map((s) => s.subject));
+        open.forEach((item, j) => {
+          if (item.length === 1) assert.ok(subjects.has(item[0]!), item.join(" "));
+          else {
+            assert.equal(j, 0, "only the head is rewritten");
+            assert.equal(item.length, 2);
+            rewritten += 1;
+          }
+        });
+        // the answers: one per objective resolved, in order, a dropped one as FORGOTTEN once no longer fresh
+        assert.equal(open.length + answers.length, subs.length);
+        answers.forEach((a, i) => assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a));
+        checked += 1;
+      }
+    }
+  }
+  assert.ok(checked > 200 && rewritten > 20, `${checked} memories, ${rewritten} rewritten heads`);
+  assert.deepEqual(parseStateMemory("a b"), { open: [["a"], ["b"]], answers: [] }, "no bar: all open");
+  assert.deepEqual(parseStateMemory("born x |"), { open: [["born"], ["x"]], answers: [] }, "a leading relation word");
 });

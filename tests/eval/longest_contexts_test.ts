@@ -6,9 +6,14 @@ import { createTeacher } from "../../lib/env/teacher.ts";
 import { tasksFromRecords } from "../../lib/train/demos.ts";
 import type { EvalRow } from "../../lib/eval/evaluate.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";
-import { longestContexts, longestContextsMarkdown, trainingContexts } from "../../lib/eval/longest_contexts.ts";
+import {
+  demoContexts,
+  longestContexts,
+  longestContextsMarkdown,
+  trainingContexts,
+} from "../../lib/eval/longest_contexts.ts";
 
-Deno.test("trainingContexts(): the longest demonstration per context policy (full-history ones are longer); RL stages by agent", async () => {
+Deno.test("demoContexts(), trainingContexts(): the longest demonstration per context policy (full-history ones are longer); RL stages by agent", async () => {
   const dir = await Deno.makeTempDir();
   await buildData(dir, 22, { trainCount: 6, testCount: 1, trainObjectives: [3] });
   const data = await loadData(dir);
@@ -20,7 +25,7 @@ Deno.test("trainingContexts(): the longest demonstration per context policy (ful
     { stage: "grpo", step: 0, "rollout/peak_context": 100 }, // logged before the max existed: no entry
     { stage: "dpo", step: 0, "rollout/peak_context_max": 999 }, // not an algorithm
   ];
-  const t = trainingContexts(demos.episodes, demos.policies, rows);
+  const t = trainingContexts(demoContexts(demos.episodes, demos.policies), rows);
   // reference: the same teacher's episodes run per context policy on the same questions
   const teacher = createTeacher(data.tokenizer, { dropProbability: 0, seed: 1 });
   for (const policy of ["memory", "full"] as const) {
@@ -36,7 +41,8 @@ Deno.test("trainingContexts(): the longest demonstration per context policy (ful
   }
   assert.ok(t.demos.full! > t.demos.memory!, `full ${t.demos.full}, memory ${t.demos.memory}`);
   assert.deepEqual(t.rl, { MemPO: 210 });
-  assert.throws(() => trainingContexts(demos.episodes, [], []), /policies must have one entry per episode \(6\)/);
+  assert.throws(() => demoContexts(demos.episodes, []), /policies must have one entry per episode \(6\)/);
+  assert.deepEqual(trainingContexts({}, []), { demos: {}, rl: {} });
 });
 
 Deno.test("longestContexts() / longestContextsMarkdown(): training columns per agent, test sets, '*' past every training context", () => {

@@ -59,3 +59,21 @@ Deno.test("generate() stops rows at stop ids, keeps top-p within the nucleus, an
   await assert.rejects(generate(m, [[]], { maxNewTokens: 1, padId: 0 }), /prompts\[0\] is empty/);
   m.dispose();
 });
+
+Deno.test("generate(): a forward that throws leaves no tensor behind (fused weights, prefill inputs, cache)", async () => {
+  const m = createModel(modelPreset("tiny", 25), { seed: 11 });
+  await generate(m, [[3, 4, 5], [6]], { maxNewTokens: 3, temperature: 0, padId: 0 }); // kernels' one-time setup
+  const norm = m.weights.get("model.norm.weight")!;
+  m.weights.delete("model.norm.weight"); // the prefill's last step throws, after its inputs and the fused weights exist
+  const before = tf.memory().numTensors;
+  await assert.rejects(
+    generate(m, [[3, 4, 5], [6]], { maxNewTokens: 3, temperature: 0, padId: 0 }),
+    /has no weight model\.norm\.weight/,
+  );
+  assert.equal(tf.memory().numTensors, before);
+  m.weights.set("model.norm.weight", norm);
+  const ok = await generate(m, [[3, 4, 5], [6]], { maxNewTokens: 3, temperature: 0, padId: 0 });
+  assert.equal(tf.memory().numTensors, before, "and a whole call frees everything it made");
+  assert.equal(ok.tokens[0]!.length, 3);
+  m.dispose();
+});

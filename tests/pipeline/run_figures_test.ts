@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { EvalRow } from "../../lib/eval/evaluate.ts";
 import { RL_STEP_AXIS, runFigures } from "../../lib/pipeline/run_figures.ts";
-import { writeEvalFiles } from "../../lib/pipeline/pipeline.ts";
+import { writeEvalFiles } from "../../lib/pipeline/evaluate_run.ts";
 import { evalFigure } from "../../lib/viz/eval_figure.ts";
 import { trainingFigure } from "../../lib/viz/training_figure.ts";
 import { all, parseSvg, texts } from "../viz/_svg.ts";
@@ -55,14 +55,14 @@ Deno.test("runFigures(): eval.md's figures are the library's figures, byte for b
 
 Deno.test("writeEvalFiles(): writes every figure and eval.md shows them; no training figures without RL rows", async () => {
   const dir = await Deno.makeTempDir();
-  await writeEvalFiles(dir, rows, { eval: 1 }, undefined, undefined, metrics);
+  await writeEvalFiles(dir, { rows, timings: { eval: 1 }, metrics });
   const md = await Deno.readTextFile(`${dir}/eval.md`);
   for (const name of ["eval_f1.svg", "eval_tokens.svg", "train_reward.svg", "train_curves.svg"]) {
     assert.equal(await Deno.readTextFile(`${dir}/${name}`), runFigures(rows, metrics)[name]!.svg, name);
   }
   assert.ok(md.includes("![F1 vs objectives](eval_f1.svg)") && md.includes("](train_curves.svg)"));
   const bare = await Deno.makeTempDir();
-  await writeEvalFiles(bare, rows, {});
+  await writeEvalFiles(bare, { rows, timings: {} });
   assert.deepEqual([...Deno.readDirSync(bare)].map((e) => e.name).sort(), [
     "eval.json",
     "eval.md",

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { episodeMetrics, equalGroupMetrics, equalGroupShare, explainedVariance } from "../../lib/train/metrics.ts";
+import {
+  episodeMetrics,
+  equalGroupMetrics,
+  equalGroupShare,
+  explainedVariance,
+  groupShare,
+} from "../../lib/train/metrics.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
 Deno.test("explainedVariance() and episodeMetrics()", () => {
@@ -31,13 +37,28 @@ Deno.test("equalGroupShare(): all-equal groups over groups, against a loop over 
   assert.throws(() => equalGroupShare([1], []), /groupIds must have one id per score \(1\), current length is 0/);
 });
 
+Deno.test("groupShare(): groups formed by id in any order, the test sees each group's scores in episode order", () => {
+  const scores = [0, 1, 1, 0, 0, 1, 1];
+  const ids = ["b", "a", "b", "c", "a", "d", "d"]; // a = [1, 0], b = [0, 1], c = [0], d = [1, 1]
+  const seen: number[][] = [];
+  const r = groupShare(scores, ids, (s) => (seen.push([...s]), s.every((x) => x === 1)));
+  assert.deepEqual(seen, [[0, 1], [1, 0], [0], [1, 1]]); // first appearance order: b, a, c, d
+  assert.deepEqual(r, { share: 1 / 4, groups: 4 });
+  assert.deepEqual(groupShare(scores, ids, (s) => s.every((x) => x === 0)), { share: 1 / 4, groups: 4 });
+  assert.deepEqual(groupShare([], [], () => true), { share: 0, groups: 0 });
+  assert.throws(
+    () => groupShare([1, 2], [0], () => true),
+    /groupIds must have one id per score \(2\), current length is 1/,
+  );
+});
+
 Deno.test("equalGroupMetrics(): the share overall and per objective count, against equalGroupShare on each subset", () => {
   // 6 questions × 3 rollouts: objectives 1, 2, 4, 1, 2, 4; rewards chosen so each count has one equal and one mixed group
   // but the 4-objective groups are both all-wrong (equal)
   const rewards = [[1, 1, 1], [0, 1, 0], [0, 0, 0], [1, 0, 1], [1, 1, 1], [0, 0, 0]];
   const objectives = [1, 2, 4, 1, 2, 4];
   const episodes = rewards.flatMap((rs, q) =>
-    rs.map((reward) => ({ reward, task: { groupId: q }, score: { em: new Array(objectives[q]).fill(reward) } }))
+    rs.map((reward) => ({ reward, task: { groupId: q, targets: Array.from({ length: objectives[q]! }, () => ["a"]) } }))
   ) as never[];
   const m = equalGroupMetrics(episodes);
   assert.deepEqual(Object.keys(m), [

@@ -1,0 +1,349 @@
+/**
+ * The evaluation stage of a run, for `deno task train` (after RL) and
+ * `deno task eval` (on a run's checkpoints) alike: the agents on every test
+ * set, the teacher-forced diagnostics, the equal-reward groups, the longest
+ * contexts, then `eval.json`, `eval.md` and the figures.
+ *
+ * @module
+ */
+import type { LoadedData } from "../data/build.ts";
+import { unseenTestWords } from "../data/coverage.ts";
+import type { ContextPolicy } from "../env/context.ts";
+import type { Model } from "../model/params.ts";
+import { readCheckpointRecord } from "../model/checkpoint.ts";
+import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
+import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
+import type { MetricsRow } from "../train/metrics.ts";
+import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
+import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
+import {
+  equalRewardGroups,
+  equalRewardGroupsMarkdown,
+  type EqualRewardGroupsRow,
+  equalRewardOptions,
+} from "../eval/equal_reward_groups.ts";
+import {
+  demoContexts,
+  type LongestContextRow,
+  longestContexts,
+  longestContextsMarkdown,
+  trainingContexts,
+} from "../eval/longest_contexts.ts";
+import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
+import { writeFileAtomic } from "../atomic_file.ts";
+import { DataError } from "../errors.ts";
+import { faultPoint } from "../fault_point.ts";
+import { runFigures } from "./run_figures.ts";
+import type { ProgressEvent } from "./pipeline.ts";
+
+/** The field of the SFT checkpoint's state that holds its demonstrations' longest contexts ({@linkcode demoContexts}). */
+export const DEMO_CONTEXTS_STATE = "demoContexts";
+
+/**
+ * The SFT demonstrations' longest contexts of a run, as its SFT stage
+ * recorded them in `sft/`'s checkpoint state (`demoContexts`); a run saved
+ * before they were recorded (or without an SFT checkpoint) has them
+ * recomputed from the same demonstrations, which are seeded.
+ *
+ * Source: this package (eval.md's longest contexts without re-running every SFT demonstration).
+ *
+ * @param runDir The run directory.
+ * @param config The run's config.
+ * @param data The run's data.
+ * @param maxPositions The SFT model's positions (the demonstrations' context limit).
+ * @returns The longest demonstration per context policy.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runDemoContexts } from "./evaluate_run.ts";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { saveCheckpoint } from "../model/checkpoint.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { modelPreset } from "../model/config.ts";
+ *
+ * const run = await Deno.makeTempDir();
+ * const m = createModel(modelPreset("tiny", 8), { seed: 0 });
+ * await saveCheckpoint(`${run}/sft`, { models: { policy: m }, state: { step: 1, done: true, demoContexts: { memory: 90, full: 400 } } });
+ * assert.deepEqual(await runDemoContexts(run, resolveConfig("quick"), undefined as never, 512), { memory: 90, full: 400 });
+ * m.dispose();
+ * ```
+ */
+export async function runDemoContexts(
+  runDir: string,
+  config: ExperimentConfig,
+  data: LoadedData,
+  maxPositions: number,
+): Promise<Partial<Record<ContextPolicy, number>>> {
+  const recorded = (await readCheckpointRecord(`${runDir}/sft`))?.state[DEMO_CONTEXTS_STATE];
+  if (recorded === undefined) {
+    const demos = await teacherDemonstrations(data, sftDemoOptions(config, maxPositions));
+    return demoContexts(demos.episodes, demos.policies);
+  }
+  const ok = typeof recorded === "object" && recorded !== null && !Array.isArray(recorded) &&
+    Object.entries(recorded).every(([k, v]) =>
+      (k === "memory" || k === "full") && Number.isInteger(v) && (v as number) >= 0
+    );
+  if (!ok) {
+    throw new DataError(
+      `Cannot evaluate ${runDir}: sft/config.json's state.${DEMO_CONTEXTS_STATE} must map memory and full to ` +
+        `token counts, current value is ${JSON.stringify(recorded)}`,
+    );
+  }
+  return recorded as Partial<Record<ContextPolicy, number>>;
+}
+
+/** Options of {@linkcode evaluateRun}. */
+export interface EvaluateRunOptions {
+  /** The run directory: the evaluation files are written there; its `sft/` state holds the demonstrations' contexts. */
+  runDir: string;
+  /** The run's config (`eval`, `rl.algorithms`, the teacher's memory, the seeds). */
+  config: ExperimentConfig;
+  /** The run's data. */
+  data: LoadedData;
+  /** The SFT policy; evaluateRun owns it (disposed when it returns or throws). */
+  sft: Model;
+  /** The RL policies, one per `config.rl.algorithms`; evaluateRun owns them too. */
+  trained: ReadonlyMap<Algorithm, Model>;
+  /** The run's `metrics.jsonl` rows (the training figures, the RL rollouts' longest contexts). */
+  metrics: readonly MetricsRow[];
+  /** Seconds of the stages before (eval.md reports them); the result adds `eval` and `groups`. @default {} */
+  timings?: Readonly<Record<string, number>>;
+  /** Progress: stage `eval` per evaluation row, `groups` per equal-reward row. */
+  onProgress?: (e: ProgressEvent) => void;
+}
+
+/**
+ * The evaluation stage: every agent of {@linkcode runAgents} on every test
+ * set (`evaluateAgents`), the teacher-forced diagnostics of the model agents
+ * (`copyDiagnostics`), the equal-reward groups of the memory-context model
+ * agents (`equalRewardGroups`), the longest training and test contexts
+ * (`longestContexts`, from the SFT checkpoint's recorded demonstrations and
+ * the RL rows of `metrics`), then {@linkcode writeEvalFiles}. The models are
+ * disposed in a `finally`, whatever throws.
+ *
+ * ```text
+ * agents → evaluateAgents → copyDiagnostics  (timed: eval)
+ *        → equalRewardGroups                 (timed: groups)
+ *        → longestContexts → writeEvalFiles
+ * ```
+ *
+ * Source: MemPO / MEM1 evaluation protocol (EM, F1, tokens and peak memory per objective count).
+ *
+ * @param options The run, its models (owned), metrics rows, earlier timings, progress.
+ * @returns The evaluation rows and the timings (the given ones, then `eval` and `groups`).
+ *
+ * @example A run of a tiny untrained model: the files written, the models freed
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { evaluateRun } from "./evaluate_run.ts";
+ *
+ * const config = resolveConfig("quick", {
+ *   rl: { algorithms: [] }, sft: { demos: 4 }, data: { testObjectives: [1] }, eval: { questions: 1, maxTurns: 2, maxTurnTokens: 16 },
+ * });
+ * const dataDir = await Deno.makeTempDir();
+ * await buildData(dataDir, 0, { trainCount: 4, testCount: 1, testObjectives: [1], sizes: { distractors: 0 } });
+ * const data = await loadData(dataDir);
+ * const sft = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 0 });
+ * const runDir = await Deno.makeTempDir();
+ * const { rows, timings } = await evaluateRun({ runDir, config, data, sft, trained: new Map(), metrics: [], timings: { sft: 1 } });
+ * assert.deepEqual(rows.map((r) => `${r.agent} ${r.contextPolicy}`), ["Teacher full", "Teacher memory", "SFT full", "SFT memory"]);
+ * assert.deepEqual(Object.keys(timings), ["sft", "eval", "groups"]);
+ * assert.match(await Deno.readTextFile(`${runDir}/eval.md`), /^# Evaluation\n/);
+ * assert.equal(sft.weights.size, 0); // disposed
+ * ```
+ */
+export async function evaluateRun(
+  options: EvaluateRunOptions,
+): Promise<{ rows: EvalRow[]; timings: Record<string, number> }> {
+  const { runDir, config, data, sft, trained, metrics } = options;
+  const progress = options.onProgress ?? (() => {});
+  const clock = () => performance.now() / 1000;
+  const timings: Record<string, number> = { ...options.timings };
+  try {
+    const missing = config.rl.algorithms.filter((a) => !trained.has(a));
+    if (missing.length > 0) {
+      throw new TypeError(`Cannot evaluate ${runDir}: no trained policy for ${missing.join(", ")} (rl.algorithms)`);
+    }
+    let t = clock();
+    const memory = teacherMemory(config);
+    const agents = runAgents(
+      sft,
+      new Map(config.rl.algorithms.map((a) => [a, trained.get(a)!])),
+      data.tokenizer,
+      memory,
+    );
+    const total = agents.length * data.test.size;
+    let done = 0;
+    const rows = await evaluateAgents(agents, data, config.eval, (r) => {
+      done += 1;
+      progress({
+        stage: "eval",
+        step: done,
+        total,
+        info: { agent: `${r.agent}/${r.contextPolicy}`, objectives: r.objectives, em: r.em },
+      });
+    });
+    // where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
+    const diagnostic = await copyDiagnostics(agents, data, {
+      questions: config.eval.questions,
+      maxTurnTokens: config.eval.maxTurnTokens,
+      seed: config.seed,
+      memory,
+    });
+    timings.eval = clock() - t;
+    // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
+    t = clock();
+    const sampled = agents.filter((a) => "model" in a && a.contextPolicy === "memory");
+    let measured = 0;
+    const groups = await equalRewardGroups(sampled, data, equalRewardOptions(config), (r) =>
+      progress({
+        stage: "groups",
+        step: ++measured,
+        total: sampled.length * data.test.size,
+        info: { agent: r.agent, objectives: r.objectives, equal: r.equalShare },
+      }));
+    timings.groups = clock() - t;
+    const demos = await runDemoContexts(runDir, config, data, sft.config.maxPositions);
+    const contexts = longestContexts(rows, trainingContexts(demos, metrics));
+    await writeEvalFiles(runDir, {
+      rows,
+      timings,
+      diagnostic,
+      unseen: unseenTestWords(data),
+      metrics,
+      equalRewardGroups: groups,
+      longestContexts: contexts,
+    });
+    return { rows, timings };
+  } finally {
+    sft.dispose();
+    for (const m of trained.values()) m.dispose();
+  }
+}
+
+function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): string {
+  const sets = [...unseen].filter(([, words]) => words.length > 0);
+  if (sets.length === 0) return "Every word of the test questions (entity names aside) appears in a training question.";
+  return [
+    "Words of the test questions that no training question contains (entity names aside): the policy has never",
+    "seen these tokens in a question, a think or a memory (at most as random words in the induction warm-up), so",
+    "what depends on them (the objective's marker in `<think>` and `<mem>`, and that it follows the one before) is",
+    "out of reach at those counts. (`data.trainMarkers` numbers training questions from a random start so that",
+    "every marker is seen; on the default preset that cost more than it gave: README, Measured.)",
+    "",
+    ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
+  ].join("\n");
+}
+
+/** What {@linkcode writeEvalFiles} writes: each a section of eval.md and a field of eval.json. */
+export interface EvalFiles {
+  /** Evaluation rows. */
+  rows: readonly EvalRow[];
+  /** Seconds per stage (reported in eval.md). */
+  timings: Readonly<Record<string, number>>;
+  /** Teacher-forced accuracies per test set and agent. */
+  diagnostic?: readonly CopyDiagnostic[];
+  /** Words of each test set's questions that no training question contains. */
+  unseen?: ReadonlyMap<number, readonly string[]>;
+  /** The run's `metrics.jsonl` rows (the training figures; none without RL rows). @default [] */
+  metrics?: readonly MetricsRow[];
+  /** The share of equal-reward groups per agent and test set (`equalRewardGroups`). */
+  equalRewardGroups?: readonly EqualRewardGroupsRow[];
+  /** The longest training and test contexts per agent (`longestContexts`). */
+  longestContexts?: readonly LongestContextRow[];
+}
+
+/**
+ * Writes `eval.json`, `eval.md` and the run's figures ({@linkcode runFigures}: F1 and total
+ * tokens vs objectives; the training reward, and reward / reference KL / policy loss, per step).
+ *
+ * Source: MemPO Figure 1 (performance and tokens vs number of objectives).
+ *
+ * @param outDir The run directory.
+ * @param files The rows, timings and the optional sections ({@linkcode EvalFiles}).
+ * @returns Nothing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { writeEvalFiles } from "./evaluate_run.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await writeEvalFiles(dir, {
+ *   rows: [],
+ *   timings: {},
+ *   unseen: new Map([[1, []], [6, ["q5", "q6"]]]),
+ *   longestContexts: [{ agent: "SFT", contextPolicy: "full", sftDemos: 700, test: { 6: 1200 } }],
+ * });
+ * const md = await Deno.readTextFile(`${dir}/eval.md`);
+ * assert.match(md, /\n- 6 objectives: `q5`, `q6`\n/);
+ * assert.match(md, /## Longest contexts[\s\S]*\| SFT \(full\) \| 700 \| – \| 1200 \* \|/);
+ * const json = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`));
+ * assert.deepEqual(json.unseen, { 1: [], 6: ["q5", "q6"] });
+ * assert.equal(json.longestContexts[0].sftDemos, 700);
+ * ```
+ */
+export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<void> {
+  const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts } = files;
+  await writeFileAtomic(
+    `${outDir}/eval.json`,
+    JSON.stringify(
+      { rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen), equalRewardGroups, longestContexts },
+      null,
+      2,
+    ),
+  );
+  faultPoint("eval-files");
+  const figures = runFigures(rows, metrics);
+  for (const [name, figure] of Object.entries(figures)) await writeFileAtomic(`${outDir}/${name}`, figure.svg);
+  const md = [
+    "# Evaluation",
+    "",
+    "Greedy decoding. Cells: mean EM / mean F1 / mean total tokens per episode / mean peak context tokens.",
+    "The teacher rows are the scripted teacher without drops: the ceiling, and the tokens a perfect policy",
+    "spends under each context policy.",
+    "",
+    evalMarkdown(rows),
+    "",
+    "Format-valid rate per agent and test set:",
+    "",
+    ...rows.map((r) =>
+      `- ${r.agent} (${r.contextPolicy}), ${r.objectives} objectives: ${(100 * r.formatValid).toFixed(0)}% valid, ${
+        (100 * r.reward).toFixed(0)
+      }% fully correct (${r.episodes} episodes)`
+    ),
+    "",
+    "## Research check",
+    "",
+    "The MemPO paper's claims in this miniature, read off the table above (computed, not tuned; the claims that " +
+    "need several RL seeds are decided by `deno task compare`, which writes compare.md):",
+    "",
+    researchCheckMarkdown(researchCheck(rows)),
+    "",
+    ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
+    ...(longestContexts?.length ? [longestContextsMarkdown(longestContexts), ""] : []),
+    ...(equalRewardGroups?.length ? [equalRewardGroupsMarkdown(equalRewardGroups), ""] : []),
+    ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
+    `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
+    "",
+    "![F1 vs objectives](eval_f1.svg) ![Tokens per episode vs objectives](eval_tokens.svg)",
+    "",
+    ...(figures["train_curves.svg"]
+      ? [
+        "## Training",
+        "",
+        "Per RL step and algorithm: the mean outcome reward of the step's episodes (alone in",
+        "[train_reward.svg](train_reward.svg)), the reference KL and the policy loss (`metrics.jsonl`).",
+        "",
+        "![Reward, reference KL and policy loss per RL step](train_curves.svg)",
+        "",
+      ]
+      : []),
+  ].join("\n");
+  await writeFileAtomic(`${outDir}/eval.md`, md);
+}
