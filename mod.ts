@@ -176,6 +176,7 @@ export {
   readCheckpointRecord,
   saveCheckpoint,
   settleCheckpoint,
+  torchLayoutArrays,
   verifyCheckpoint,
   type VerifyCheckpointOptions,
 } from "./lib/model/checkpoint.ts";
