@@ -53,7 +53,7 @@ Deno.test("linePlot(): a non-finite y breaks the line; no NaN reaches the SVG; l
   assert.ok(fig.svg.includes(">MemPO &lt;memory&gt;</text>") && fig.svg.includes(">F1 &amp; tokens</text>"));
   const d = parseSvg(fig.svg).querySelector('svg[data-panel="chart"] g[aria-label="line"] path')!.getAttribute("d")!;
   assert.deepEqual(pathRuns(d).map((r) => r.length), [2, 2]);
-  assert.deepEqual(Object.keys(fig[JUPYTER_DISPLAY]()), ["image/svg+xml"]);
+  assert.deepEqual(Object.keys(fig[JUPYTER_DISPLAY]()), ["image/svg+xml", "text/html"]);
   assert.ok(linePlot([]).svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'));
 });
 
