@@ -463,6 +463,7 @@ export {
   usageLine,
 } from "./lib/cli/task.ts";
 export { commandSucceeds } from "./lib/cli/command_probe.ts";
+export { type Interrupt, onInterrupt } from "./lib/cli/interrupt.ts";
 export { DataError, UsageError } from "./lib/errors.ts";
 export { writeFileAtomic } from "./lib/atomic_file.ts";
 export { faultPoint } from "./lib/fault_point.ts";

@@ -4,6 +4,7 @@
 import { compareRun } from "../lib/pipeline/compare.ts";
 import { getBackend, releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import { runTask } from "../lib/cli/task.ts";
+import { onInterrupt } from "../lib/cli/interrupt.ts";
 import { UsageError } from "../lib/errors.ts";
 
 const TASK = {
@@ -47,13 +48,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
   const seeds = integerList("seeds", flags.seeds);
   const objectives = flags.objectives === undefined ? undefined : integerList("objectives", flags.objectives);
-  let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) Deno.exit(130);
-    interrupted = true;
-    console.error("\ninterrupted: saving the seed's checkpoint (Ctrl-C again to quit now)");
-  };
-  Deno.addSignalListener("SIGINT", onSigint);
+  const interrupt = onInterrupt("saving the seed's checkpoint");
   let lastLine = 0;
   const t0 = performance.now();
   const result = await compareRun(dir, {
@@ -61,7 +56,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     objectives,
     resamples: flags.resamples,
     log: (line) => console.log(line),
-    shouldStop: () => interrupted,
+    shouldStop: interrupt.stopped,
     onProgress: (seed, e) => {
       const now = Date.now();
       if (e.step === e.total || now - lastLine > 5000) {
@@ -71,7 +66,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
       }
     },
   });
-  Deno.removeSignalListener("SIGINT", onSigint);
+  interrupt.dispose();
   // a live GPUDevice at exit leaves the driver's threads racing the exit handlers
   const release = async () => {
     if (getBackend() === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));

@@ -15,6 +15,7 @@ import { type ProgressEvent, runPipeline } from "../lib/pipeline/pipeline.ts";
 import { branchRun } from "../lib/pipeline/branch.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { readTaskJson, runTask } from "../lib/cli/task.ts";
+import { onInterrupt } from "../lib/cli/interrupt.ts";
 import { UsageError } from "../lib/errors.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
 
@@ -137,13 +138,7 @@ await runTask(TASK, async ({ flags }) => {
     }
   };
 
-  let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) Deno.exit(130);
-    interrupted = true;
-    console.error("\ninterrupted: saving a checkpoint (Ctrl-C again to quit now)");
-  };
-  Deno.addSignalListener("SIGINT", onSigint);
+  const interrupt = onInterrupt("saving a checkpoint");
 
   console.log(
     `mempo-lab: preset ${config.preset}, model ${config.model}, algorithms ${
@@ -160,10 +155,10 @@ await runTask(TASK, async ({ flags }) => {
     outDir,
     resume: baseRun !== undefined,
     onProgress,
-    shouldStop: () => interrupted,
+    shouldStop: interrupt.stopped,
   });
   bar?.stop();
-  Deno.removeSignalListener("SIGINT", onSigint);
+  interrupt.dispose();
   if (!result.completed) {
     console.log(`stopped; resume with: deno task train --resume ${outDir}`);
     return 130;
