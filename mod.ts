@@ -434,6 +434,7 @@ export {
   runDemoContexts,
   writeEvalFiles,
 } from "./lib/pipeline/evaluate_run.ts";
+export { type OpenedRun, openRun } from "./lib/pipeline/open_run.ts";
 export {
   compareMarkdown,
   type CompareOptions,

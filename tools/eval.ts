@@ -1,14 +1,11 @@
 // `deno task eval runs/NAME`: evaluate a run's checkpoints again and rewrite its eval.md / eval.json.
-import { loadData } from "../lib/data/build.ts";
-import { loadCheckpoint } from "../lib/model/checkpoint.ts";
-import { modelPreset } from "../lib/model/config.ts";
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import type { Algorithm } from "../lib/config/experiment.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
-import { checkRunTokenizer } from "../lib/data/run_tokenizer.ts";
 import { readMetricsLog } from "../lib/train/metrics_log.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { evaluateRun } from "../lib/pipeline/evaluate_run.ts";
+import { openRun } from "../lib/pipeline/open_run.ts";
 import { runTask } from "../lib/cli/task.ts";
 import type { Model } from "../lib/model/params.ts";
 
@@ -26,14 +23,10 @@ await runTask(TASK, async ({ positionals }) => {
   const config = await readRunConfig(dir);
   // the training curves come from the run's log: a damaged one is refused before minutes of evaluation
   const metrics = (await readMetricsLog(`${dir}/metrics.jsonl`)).rows;
-  await setBackend(config.backend);
-  // the checkpoints' token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
-  await checkRunTokenizer(dir, config.dataDir, "evaluate");
-  const data = await loadData(config.dataDir);
-  const expect = modelPreset(config.model, data.tokenizer.size);
+  const { data, load: loadStage } = await openRun(dir, config);
   const models: Model[] = [];
   const load = async (name: string) => {
-    const m = (await loadCheckpoint(`${dir}/${name}`, { trainable: false, expect })).models.policy!;
+    const m = await loadStage(name);
     models.push(m);
     return m;
   };

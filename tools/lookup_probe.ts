@@ -6,14 +6,10 @@
 // Then, in marker order, the names it writes into <mem>: in slots carried from the previous memory and in the new one.
 // A run whose teacher keeps the state memory (sft.teacherMemory "state": no markers to look up) gets, per test set, the
 // accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table).
-import { loadData } from "../lib/data/build.ts";
-import { checkRunTokenizer } from "../lib/data/run_tokenizer.ts";
-import { loadCheckpoint } from "../lib/model/checkpoint.ts";
-import { modelPreset } from "../lib/model/config.ts";
-import { setBackend } from "../lib/backend/backend.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
+import { openRun } from "../lib/pipeline/open_run.ts";
 import {
   lookupAccuracy,
   memorySlotAccuracy,
@@ -41,13 +37,9 @@ const TASK = {
 await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
   const config = await readRunConfig(dir);
-  await setBackend(config.backend);
-  // the checkpoint's token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
-  await checkRunTokenizer(dir, config.dataDir, "evaluate");
-  const data = await loadData(config.dataDir);
+  const { data, load } = await openRun(dir, config);
   const names = new Set(data.corpus.map((d) => d.id));
-  const expect = modelPreset(config.model, data.tokenizer.size);
-  const model = (await loadCheckpoint(`${dir}/${flags.policy}`, { trainable: false, expect })).models.policy!;
+  const model = await load(flags.policy);
   const memory = teacherMemory(config);
   const probe = {
     seed: config.seed,

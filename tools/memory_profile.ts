@@ -5,17 +5,13 @@
 // as configured). Prints mean R^M, A^M and <mem> span length per turn, the correlation of span length with A^M, the
 // token-weighted mean A^M (the README's numbers on the question pool's turn-index confound), and the memories that
 // repeat the previous turn's word for word (stale: the new document's fact was not kept) against the rest.
-import { loadData } from "../lib/data/build.ts";
-import { checkRunTokenizer } from "../lib/data/run_tokenizer.ts";
-import { loadCheckpoint } from "../lib/model/checkpoint.ts";
-import { modelPreset } from "../lib/model/config.ts";
-import { setBackend } from "../lib/backend/backend.ts";
 import { createRng, hashSeed } from "../lib/random.ts";
 import { runEpisodes } from "../lib/env/rollout.ts";
 import { modelPolicy } from "../lib/env/model_policy.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { ALGORITHMS } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
+import { openRun } from "../lib/pipeline/open_run.ts";
 import { drawQuestions } from "../lib/train/rl_trainer.ts";
 import { computeMemoryCredit } from "../lib/train/memory_credit.ts";
 
@@ -50,14 +46,8 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const steps = flags.steps;
   const stage = flags.policy;
   const config = await readRunConfig(dir);
-  await setBackend(config.backend);
-  // the checkpoint's token ids belong to the tokenizer saved with the run: refuse data whose tokenizer differs
-  await checkRunTokenizer(dir, config.dataDir, "evaluate");
-  const data = await loadData(config.dataDir);
-  const policy = (await loadCheckpoint(`${dir}/${stage}`, {
-    trainable: false,
-    expect: modelPreset(config.model, data.tokenizer.size),
-  })).models.policy!;
+  const { data, load } = await openRun(dir, config);
+  const policy = await load(stage);
   const seed = config.rl.seed ?? config.seed;
   const byTurn = new Map<number, { r: number[]; a: number[]; len: number[] }>();
   const spans: { len: number; a: number }[] = [];
