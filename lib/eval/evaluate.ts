@@ -172,11 +172,27 @@ export interface EvalRow {
  * @param onRow Called after each cell.
  * @returns One row per agent and test set.
  *
- * @example
+ * @example The scripted teacher without drops is the ceiling: every answer right, under both context policies
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { createTeacher } from "../env/teacher.ts";
  * import { evaluateAgents } from "./evaluate.ts";
  *
- * console.assert(typeof evaluateAgents === "function");
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 3, { trainCount: 2, testCount: 2, testObjectives: [1, 2] });
+ * const data = await loadData(dir);
+ * const policy = createTeacher(data.tokenizer, { dropProbability: 0 });
+ * const rows = await evaluateAgents(
+ *   (["full", "memory"] as const).map((contextPolicy) => ({ name: "Teacher", policy, maxPositions: 1024, contextPolicy })),
+ *   data,
+ *   { questions: 2, maxTurns: 20, maxTurnTokens: 96 },
+ * );
+ * assert.deepEqual(rows.map((r) => [r.contextPolicy, r.objectives, r.em, r.f1, r.episodes]), [
+ *   ["full", 1, 1, 1, 2], ["full", 2, 1, 1, 2], ["memory", 1, 1, 1, 2], ["memory", 2, 1, 1, 2],
+ * ]);
+ * // the memory context's peak is below the whole history's at 2 objectives
+ * assert.ok(rows[3]!.peakContext < rows[1]!.peakContext);
  * ```
  */
 export async function evaluateAgents(
