@@ -251,6 +251,8 @@ export {
   createTeacher,
   droppedObjectives,
   FORGOTTEN,
+  isStateMemory,
+  MEMORY_FORMATS,
   type MemoryFormat,
   parseStateMemory,
   type StateMemory,

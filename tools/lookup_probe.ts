@@ -4,10 +4,11 @@
 // names after each objective marker (`q2 drelul …`: the word after `q2` in the question), with the question's parts in
 // marker order and reversed (`q2 … ; q1 …`). A lookup by marker scores the same both ways; a lookup by place falls.
 // Then, in marker order, the names it writes into <mem>: in slots carried from the previous memory and in the new one.
-// A run whose teacher keeps the state memory (sft.teacherMemory "state": no markers to look up) gets, per test set, the
+// A run whose teacher keeps the state memory (sft.teacherMemory "state-relations" or "state": no markers to look up) gets, per test set, the
 // accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table).
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
+import { isStateMemory } from "../lib/env/teacher.ts";
 import { runTask } from "../lib/cli/task.ts";
 import { openRun } from "../lib/pipeline/open_run.ts";
 import {
@@ -46,7 +47,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     maxTurnTokens: config.eval.maxTurnTokens,
     maxPositions: model.config.maxPositions,
   };
-  if (memory === "state") {
+  if (isStateMemory(memory)) {
     console.log(`${dir} (${flags.policy}): teacher-forced accuracy of each step of the state memory, % right (tokens)`);
     for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
       const sequences = await probeTurns(data, set.slice(0, config.eval.questions), { ...probe, memory });

@@ -21,7 +21,7 @@ import type { GroupStd } from "../advantage/grpo.ts";
 import { worldSizes } from "../env/world.ts";
 import { testSubjectCount } from "../env/questions.ts";
 import { UsageError } from "../errors.ts";
-import type { MemoryFormat } from "../env/teacher.ts";
+import { MEMORY_FORMATS, type MemoryFormat } from "../env/teacher.ts";
 
 // Each helper carries the house's message ("must be an integer ≥ 1"), shown as `<field> <message>, current value is <v>`.
 const int = (min: number) => {
@@ -42,7 +42,7 @@ const path = () => z.string({ error: "must be a path (a string)" }).min(1, { err
 const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: "must be an object of fields" });
 
 /** The teacher's memory format when `sft.teacherMemory` is left out ({@linkcode teacherMemory}). */
-export const DEFAULT_TEACHER_MEMORY: MemoryFormat = "state";
+export const DEFAULT_TEACHER_MEMORY: MemoryFormat = "state-relations";
 
 /** RL algorithms, in the order `--algo` lists them. */
 export const ALGORITHMS = ["ppo", "grpo", "mempo"] as const;
@@ -121,9 +121,10 @@ export const SFT_CONFIG_SCHEMA = section({
       "the SFT pool, as a fraction of the demonstration sequences.",
     unset: "0",
   }),
-  teacherMemory: oneOf(["state", "slots"]).optional().meta({
-    description: "What the teacher's <mem> holds: state (the objectives still open, then the answers found: the " +
-      "same operation every turn, whatever the number of objectives) or slots (numbered slots of the facts read).",
+  teacherMemory: oneOf(MEMORY_FORMATS).optional().meta({
+    description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
+      "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +
+      "state (the same with each open objective as its subject alone) or slots (numbered slots of the facts read).",
     unset: DEFAULT_TEACHER_MEMORY,
   }),
 });
@@ -282,7 +283,7 @@ const BASE: ExperimentConfig = {
     dropProbability: 0.3,
     // the memory is the agent's whole state (open objectives | answers found): the same work every turn whatever the
     // number of objectives, so a policy trained on 1-4 can extend to 6 and 8
-    teacherMemory: "state",
+    teacherMemory: "state-relations",
     // with 700 steps the induction warm-up's loss fell from ~4 to 0.11 between steps 250 and 500, 0.07 at 550 and
     // 0.04 at 700: the last 150 steps bought less than 100 more SFT steps. At 550 (the cosine now ending there) it is
     // 4.31 / 1.64 / 1.19 at steps 250 / 500 / 550; with inductionNoise 32 it stays at 5.43 (no induction head)
@@ -327,7 +328,7 @@ const BASE: ExperimentConfig = {
   },
   // 32 questions a test set (128 answers at 4 objectives): at 16, the research check's comparisons at 4 objectives were
   // one or two answers apart (~80 s more)
-  eval: { questions: 32, maxTurns: 40, maxTurnTokens: 96 },
+  eval: { questions: 32, maxTurns: 24, maxTurnTokens: 96 },
 };
 
 /** Preset names. */
@@ -477,7 +478,7 @@ export function valueAt(x: unknown, path: string): unknown {
  * import { PRESETS, teacherMemory } from "./experiment.ts";
  *
  * const { teacherMemory: _, ...sft } = PRESETS.quick.sft;
- * assert.equal(teacherMemory({ ...PRESETS.quick, sft }), "state");
+ * assert.equal(teacherMemory({ ...PRESETS.quick, sft }), "state-relations");
  * assert.equal(teacherMemory({ ...PRESETS.quick, sft: { ...sft, teacherMemory: "slots" } }), "slots");
  * ```
  */
@@ -633,6 +634,13 @@ export function validateConfig(c: unknown): ExperimentConfig {
           `objective by its marker; current values are data.markers false, sft.teacherMemory "slots"`,
       );
     }
+  }
+  if ((config.sft.drillMix ?? 0) > 0 && teacherMemory(config) !== "state") {
+    fail(
+      `sft.drillMix > 0 needs sft.teacherMemory "state": the memory drills write the subjects-only state memory, ` +
+        `which another teacher format would contradict; current values are sft.drillMix ${config.sft.drillMix}, ` +
+        `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
+    );
   }
   let sizes;
   try {

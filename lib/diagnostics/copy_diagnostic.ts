@@ -14,7 +14,7 @@ import type { QaRecord } from "../data/dataset.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { type Hits, probeHits, teacherForcedHits } from "./teacher_forced.ts";
 import { STEP_KINDS, type StepAccuracy, stepCells, stepPositions } from "./step_diagnostic.ts";
-import type { MemoryFormat } from "../env/teacher.ts";
+import { isStateMemory, type MemoryFormat } from "../env/teacher.ts";
 import { teacherDemonstrations } from "../train/demos.ts";
 import type { AgentSpec } from "../eval/evaluate.ts";
 import { DEFAULT_TEACHER_MEMORY } from "../config/experiment.ts";
@@ -422,7 +422,7 @@ export interface CopyDiagnosticOptions {
   maxTurnTokens: number;
   /** Seed of the teacher (it drops nothing here; the seed only names the run). */
   seed: number;
-  /** The teacher's memory format (the run's `sft.teacherMemory`); `"state"` adds the per-step accuracies. @default DEFAULT_TEACHER_MEMORY */
+  /** The teacher's memory format (the run's `sft.teacherMemory`); a state memory adds the per-step accuracies. @default DEFAULT_TEACHER_MEMORY */
   memory?: MemoryFormat;
 }
 
@@ -483,7 +483,7 @@ export async function copyDiagnostics(
         );
       }
       // one teacher-forced pass scores both probes: the (tag, kind) cells and, for a state memory, its steps
-      const state = (options.memory ?? DEFAULT_TEACHER_MEMORY) === "state";
+      const state = isStateMemory(options.memory ?? DEFAULT_TEACHER_MEMORY);
       const hits = await probeHits(model, data.tokenizer, turns.get(maxPositions)!, {
         copy: (s) => copyKeys(data.tokenizer, names, s),
         steps: (s) => (state ? stepPositions(data.tokenizer, s) : []),

@@ -93,22 +93,30 @@ function labelTurn(words: readonly string[], first: number, end: number, out: [n
   const closeMem = words.indexOf("</mem>", first);
   const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
   const current = parseStateMemory(words.slice(first, memEnd));
-  // the head was rewritten (a first hop read) when it now names an entity and a relation and was a subject before
-  const rewritten = previous !== undefined && (current.open[0]?.length ?? 0) > 1 &&
-    (previous.open[0]?.length ?? 0) === 1;
+  // the head was rewritten (a first hop read) when the open list kept its length; a pop shortens it
+  const rewritten = previous !== undefined && previous.open.length > 0 &&
+    current.open.length === previous.open.length;
+  // walk the memory's words in parseStateMemory's reading: `;` and `|` are separators
   let i = first;
+  const separators = () => {
+    while (i < memEnd && (words[i] === ";" || words[i] === "|")) out.push([i++, "separators"]);
+  };
   current.open.forEach((item, j) => {
     const step: StepKind = previous === undefined
       ? "open from question"
       : j === 0 && rewritten
       ? "open next hop"
       : "open carried";
-    for (let n = 0; n < item.length; n++) out.push([i++, step]);
+    for (let n = 0; n < item.length; n++, i++) {
+      separators();
+      out.push([i, step]);
+    }
   });
-  if (i < memEnd && words[i] === "|") out.push([i++, "separators"]);
   current.answers.forEach((_, j) => {
+    separators();
     out.push([i++, previous !== undefined && j < previous.answers.length ? "answers carried" : "answer appended"]);
   });
+  separators();
   // think, search, final answer: their contents
   let tag: string | undefined;
   for (let i = memEnd + 1; i < end; i++) {

@@ -1,10 +1,10 @@
 /**
  * A scripted teacher that writes demonstrations in the exact turn format:
  * one search per hop, then the answer from memory. Its memory is either the
- * agent's whole state (`memory: "state"`, the default: the objectives still
- * open, then the answers found, so every turn does the same work whatever
- * the number of objectives) or numbered slots of the facts read
- * (`memory: "slots"`, the earlier format). With `dropProbability > 0` it
+ * agent's whole state (`memory: "state-relations"`, the default, or
+ * `"state"`: the objectives still open, then the answers found, so every
+ * turn does the same work whatever the number of objectives) or numbered
+ * slots of the facts read (`memory: "slots"`, the earlier format). With `dropProbability > 0` it
  * forgets earlier answers (default 0.3), so an SFT policy imitating it leaves
  * room for MemPO's memory advantage.
  *
@@ -16,8 +16,35 @@ import type { AgentPolicy, TurnOutput, TurnRequest } from "./rollout.ts";
 import { markerOf, type SubQuestion } from "./questions.ts";
 import { RELATIONS } from "./world.ts";
 
-/** The teacher's memory: the agent's whole state, or numbered slots of the facts read. */
-export type MemoryFormat = "state" | "slots";
+/**
+ * The teacher's memory: the agent's whole state with each open objective as
+ * its subject (`"state"`) or with its relations and `;` between items
+ * (`"state-relations"`, {@linkcode stateTeacherTurn}), or numbered slots of
+ * the facts read (`"slots"`, {@linkcode teacherTurn}).
+ */
+export type MemoryFormat = typeof MEMORY_FORMATS[number];
+
+/** The memory formats ({@linkcode MemoryFormat}). */
+export const MEMORY_FORMATS = ["state", "state-relations", "slots"] as const;
+
+/**
+ * Whether a memory format is a state memory (the objectives still open, then
+ * the answers found), read by {@linkcode parseStateMemory}.
+ *
+ * @param format The format.
+ * @returns True for `"state"` and `"state-relations"`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isStateMemory } from "./teacher.ts";
+ *
+ * assert.deepEqual([isStateMemory("state"), isStateMemory("state-relations"), isStateMemory("slots")], [true, true, false]);
+ * ```
+ */
+export function isStateMemory(format: MemoryFormat): boolean {
+  return format === "state" || format === "state-relations";
+}
 
 /** Options of {@linkcode createTeacher}. */
 export interface TeacherOptions {
@@ -25,7 +52,7 @@ export interface TeacherOptions {
   dropProbability?: number;
   /** Seed of the drops (with the episode id). @default 0 */
   seed?: number;
-  /** What its `<mem>` holds ({@linkcode stateTeacherTurn} or {@linkcode teacherTurn}). @default "state" */
+  /** What its `<mem>` holds ({@linkcode MemoryFormat}). @default "state-relations" */
   memory?: MemoryFormat;
 }
 
@@ -66,14 +93,16 @@ export interface StateMemory {
 const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
 
 /**
- * Reads a state memory ({@linkcode stateTeacherTurn}'s `mem`) back into its
- * open objectives and its answers: the words before `|` are the open list,
- * where a relation word belongs to the item before it and any other word
- * starts an item; the words after `|` are the answers. A memory without `|`
- * is all open items.
+ * Reads a state memory ({@linkcode stateTeacherTurn}'s `mem`, either style)
+ * back into its open objectives and its answers: the words before `|` are
+ * the open list, where a relation word belongs to the item before it and any
+ * other word starts an item; the words after `|` are the answers. The `;`
+ * between items (`"state-relations"`) is skipped. A memory without `|` is all
+ * open items.
  *
  * ```text
- * "olvan born vunom | kalmar tesla"  →  open [[olvan, born], [vunom]], answers [kalmar, tesla]
+ * "olvan born vunom | kalmar tesla"              →  open [[olvan, born], [vunom]], answers [kalmar, tesla]
+ * "olvan born ; vunom founder born | kalmar"     →  open [[olvan, born], [vunom, founder, born]], answers [kalmar]
  * ```
  *
  * Source: this package (the inverse of {@linkcode stateTeacherTurn}'s memory).
@@ -88,10 +117,14 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  *
  * assert.deepEqual(parseStateMemory("olvan born vunom | kalmar tesla"), { open: [["olvan", "born"], ["vunom"]], answers: ["kalmar", "tesla"] });
  * assert.deepEqual(parseStateMemory(["|", "kalmar"]), { open: [], answers: ["kalmar"] });
+ * assert.deepEqual(parseStateMemory("olvan born ; vunom founder born | kalmar ; tesla"), {
+ *   open: [["olvan", "born"], ["vunom", "founder", "born"]],
+ *   answers: ["kalmar", "tesla"],
+ * });
  * ```
  */
 export function parseStateMemory(memory: string | readonly string[]): StateMemory {
-  const words = typeof memory === "string" ? memory.split(/\s+/).filter((w) => w !== "") : memory;
+  const words = (typeof memory === "string" ? memory.split(/\s+/) : memory).filter((w) => w !== "" && w !== ";");
   const bar = words.indexOf("|");
   const open: string[][] = [];
   for (const w of bar < 0 ? words : words.slice(0, bar)) {
@@ -131,10 +164,22 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * <mem> | kalmar tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
  * ```
  *
- * (A first version listed every open objective with its relations and `;`
- * between items, `zorbex born ; vunom founder born | kalmar`: relation words
- * and separators repeat, so a one-word lookup is ambiguous, and the SFT
- * policy copied the same item again and again: docs/research/many_objectives.md.)
+ * With `relations: true` (`sft.teacherMemory: "state-relations"`, the
+ * pipeline's default) every open objective keeps the relations still to
+ * follow and `;` separates items and answers, so the search needs nothing
+ * but the memory's head:
+ *
+ * ```text
+ * <mem> zorbex born ; vunom founder born | </mem> <think> zorbex born </think> <search> zorbex born </search>
+ * <mem> vunom founder born | kalmar </mem> <think> vunom founder </think> <search> vunom founder </search>
+ * <mem> olvan born | kalmar </mem> <think> olvan born </think> <search> olvan born </search>
+ * <mem> | kalmar ; tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
+ * ```
+ *
+ * Relation words and `;` repeat there, so a one-word lookup is ambiguous (the
+ * SFT policy sometimes copies one item twice); the subjects-only style was
+ * made to remove that, and measured worse at the same recipe (EM 0.03 against
+ * 0.44 at 2 objectives: docs/research/paper_regime.md).
  *
  * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state that
  * carries the task as well as what was found; MemPO's `<mem>` turn format;
@@ -143,6 +188,7 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * @param subQuestions The question's objectives.
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are forgotten once earlier.
+ * @param options `relations`: each open objective with the relations left, `;` between items. @default false
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -153,13 +199,16 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * const q = [{ text: "zorbex was born in which city ?", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
  * assert.deepEqual(stateTeacherTurn(q, 0, new Set()), { mem: "zorbex |", think: "zorbex born", action: "search", content: "zorbex born" });
  * assert.deepEqual(stateTeacherTurn(q, 1, new Set()), { mem: "| kalmar", think: "answer", action: "answer", content: "kalmar" });
+ * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true })?.mem, "zorbex born |");
  * ```
  */
 export function stateTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
+  options: { relations?: boolean } = {},
 ): TeacherTurn | null {
+  const relations = options.relations ?? false;
   const plan = planTurn(subQuestions, turn);
   if (plan === null) return null;
   const { steps, done, fresh } = plan;
@@ -167,12 +216,13 @@ export function stateTeacherTurn(
   const found: string[] = [];
   subQuestions.forEach((q, i) => {
     const read = done.filter((s) => s.i === i).length;
-    if (read === 0) open.push(q.subject);
+    if (read === 0 && !relations) open.push(q.subject);
     else if (read < q.hops.length) {
       open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
     } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
   });
-  const mem = [open.join(" "), "|", found.join(" ")].filter((p) => p !== "").join(" ");
+  const sep = relations ? " ; " : " ";
+  const mem = [open.join(sep), "|", found.join(sep)].filter((p) => p !== "").join(" ");
   if (turn === steps.length) return { mem, think: "answer", action: "answer", content: found.join(" ; ") };
   const { hop } = steps[turn]!;
   return { mem, think: `${hop.entity} ${hop.relation}`, action: "search", content: `${hop.entity} ${hop.relation}` };
@@ -315,13 +365,17 @@ export function droppedObjectives(question: string, count: number, options: Teac
  * ```
  */
 export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}): AgentPolicy {
-  const { dropProbability = 0.3, seed = 0, memory = "state" } = options;
-  if (memory !== "state" && memory !== "slots") {
+  const { dropProbability = 0.3, seed = 0, memory = "state-relations" } = options;
+  if (!MEMORY_FORMATS.includes(memory)) {
     throw new RangeError(
-      `Invalid teacher: memory must be "state" or "slots", current value is ${JSON.stringify(memory)}`,
+      `Invalid teacher: memory must be one of ${MEMORY_FORMATS.map((f) => JSON.stringify(f)).join(", ")}, ` +
+        `current value is ${JSON.stringify(memory)}`,
     );
   }
-  const turnOf = memory === "state" ? stateTeacherTurn : teacherTurn;
+  const turnOf = memory === "slots"
+    ? teacherTurn
+    : (subs: readonly SubQuestion[], turn: number, dropped: ReadonlySet<number>) =>
+      stateTeacherTurn(subs, turn, dropped, { relations: memory === "state-relations" });
   if (!(dropProbability >= 0 && dropProbability <= 1)) {
     throw new RangeError(`Invalid teacher: dropProbability must be in [0, 1], current value is ${dropProbability}`);
   }

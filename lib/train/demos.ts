@@ -105,7 +105,7 @@ export interface DemoOptions {
   count: number;
   /** Teacher imperfection. */
   dropProbability: number;
-  /** The teacher's memory format. @default createTeacher's ("state") */
+  /** The teacher's memory format. @default createTeacher's ("state-relations") */
   memory?: MemoryFormat;
   /** Seed. */
   seed: number;
@@ -209,7 +209,7 @@ export async function teacherDemonstrations(
  * import { sftDemoOptions } from "./demos.ts";
  *
  * const o = sftDemoOptions(resolveConfig("quick"), 2048);
- * assert.deepEqual([o.count, o.dropProbability, o.memory, o.maxTurnTokens, o.maxPositions], [200, 0.3, "state", 48, 2048]);
+ * assert.deepEqual([o.count, o.dropProbability, o.memory, o.maxTurnTokens, o.maxPositions], [200, 0.3, "state-relations", 48, 2048]);
  * ```
  */
 export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): DemoOptions {

@@ -12,7 +12,7 @@ import { configFields } from "../../lib/config/config_help.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { generateWorld, worldSizes } from "../../lib/env/world.ts";
 import { buildQaSplits, testSubjectCount } from "../../lib/env/questions.ts";
-import { createTeacher } from "../../lib/env/teacher.ts";
+import { createTeacher, type MemoryFormat } from "../../lib/env/teacher.ts";
 import { buildTokenizer } from "../../lib/text/tokenizer.ts";
 import { outcomeTurnSequences } from "../../lib/train/rl_batch.ts";
 
@@ -243,6 +243,18 @@ Deno.test("validateConfig(): what needs the questions' markers is refused withou
   assert.equal(resolveConfig("quick", { data: { trainMarkers: 0 } }).data.trainMarkers, 0, "0 markers drawn: fine");
 });
 
+Deno.test("validateConfig(): memory drills only with the subjects-only state memory they write", () => {
+  assert.throws(
+    () => resolveConfig("default", { sft: { drillMix: 0.25 } }),
+    (e: Error) =>
+      e instanceof UsageError &&
+      /^Invalid config: sft\.drillMix > 0 needs sft\.teacherMemory "state": .*current values are sft\.drillMix 0\.25, sft\.teacherMemory "state-relations"$/
+        .test(e.message),
+  );
+  assert.equal(resolveConfig("default", { sft: { drillMix: 0.25, teacherMemory: "state" } }).sft.drillMix, 0.25);
+  assert.equal(resolveConfig("default", { sft: { drillMix: 0 } }).sft.drillMix, 0, "no drills: any format");
+});
+
 Deno.test("the config's unset texts say what the consumers do when a field is left out", () => {
   const unset = new Map(configFields().map((f) => [f.path, f.unset]));
   // data.markers: buildQaSplits' questions are the same with markers left out and with markers true
@@ -259,13 +271,13 @@ Deno.test("the config's unset texts say what the consumers do when a field is le
     outcomeTurnSequences([ep], [0], [[1]], closeTag === undefined ? {} : { closeTag })[0]!.extras.advantages;
   assert.deepEqual(advantages(), advantages(true));
   assert.notDeepEqual(advantages(), advantages(false));
-  // sft.teacherMemory: the state memory, which createTeacher writes when told nothing
+  // sft.teacherMemory: the state memory with relations, which createTeacher writes when told nothing
   assert.equal(unset.get("sft.teacherMemory"), DEFAULT_TEACHER_MEMORY);
   const { teacherMemory: _, ...sft } = PRESETS.quick.sft;
   assert.equal(teacherMemory({ ...PRESETS.quick, sft }), DEFAULT_TEACHER_MEMORY);
   const split = buildQaSplits(world, options);
   const tok = buildTokenizer(split.train.map((q) => q.question));
-  const turns = async (memory?: "state" | "slots") => {
+  const turns = async (memory?: MemoryFormat) => {
     const request = {
       episode: { id: 0, task: { ...split.train[0]!, groupId: 0 }, turns: [] },
       context: [],

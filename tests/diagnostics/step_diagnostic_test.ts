@@ -15,43 +15,66 @@ await buildData(dir, 8, {
   markers: false,
 });
 const data = await loadData(dir);
-const { sequences, episodes } = await teacherDemonstrations(data, {
-  count: 5,
-  dropProbability: 0,
-  seed: 0,
-  policies: ["memory"],
-  maxTurnTokens: 64,
-  records: data.test.get(3)!,
-});
+const demos = (memory: "state" | "state-relations") =>
+  teacherDemonstrations(data, {
+    count: 5,
+    dropProbability: 0,
+    seed: 0,
+    policies: ["memory"],
+    maxTurnTokens: 64,
+    records: data.test.get(3)!,
+    memory,
+  });
+const { sequences, episodes } = await demos("state");
 
-Deno.test("stepPositions(): each step of the state memory's operation, counted on teacher episodes of 3 objectives", () => {
-  const counts = new Map<string, number>();
-  for (const s of sequences) {
-    for (const [, step] of stepPositions(data.tokenizer, s)) counts.set(step, (counts.get(step) ?? 0) + 1);
-  }
-  const hops = episodes.map((e) => e.task.subQuestions!.reduce((n, q) => n + q.hops.length, 0));
-  const twoHop = episodes.map((e) => e.task.subQuestions!.filter((q) => q.hops.length === 2).length);
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  // first turn: the 3 subjects from the question; each answer appended once; the rewritten head: entity + relation
-  assert.equal(counts.get("open from question"), 5 * 3);
-  assert.equal(counts.get("answer appended"), 5 * 3);
-  assert.equal(counts.get("open next hop"), 2 * sum(twoHop));
-  // think and search: two words per search turn; the final answer: 3 answers and 2 separators
-  assert.equal(counts.get("think"), 2 * sum(hops) + 5);
-  assert.equal(counts.get("search"), 2 * sum(hops));
-  assert.equal(counts.get("final answer"), 5 * 5);
-  assert.equal(counts.get("separators"), sum(hops) + 5); // one "|" a turn
-  // answers carried: every turn carries each answer of the memory before it
-  const answersIn = (text: string) =>
-    text.match(/<mem> (.*?) <\/mem>/)![1]!.split("|")[1]!.trim().split(" ").filter(Boolean);
-  const carried = episodes.reduce(
-    (n, e) => n + e.turns.slice(1).reduce((m, _, t) => m + answersIn(e.turns[t]!.text).length, 0),
-    0,
-  );
-  assert.equal(counts.get("answers carried"), carried);
-  assert.ok(counts.get("open carried")! > 0);
-  assert.ok([...counts.keys()].every((k) => (STEP_KINDS as readonly string[]).includes(k)));
-});
+for (const memory of ["state", "state-relations"] as const) {
+  Deno.test(`stepPositions(): each step of the ${memory} memory's operation, counted on teacher episodes of 3 objectives`, async () => {
+    const { sequences, episodes } = await demos(memory);
+    const counts = new Map<string, number>();
+    for (const s of sequences) {
+      for (const [, step] of stepPositions(data.tokenizer, s)) counts.set(step, (counts.get(step) ?? 0) + 1);
+    }
+    const subs = episodes.map((e) => e.task.subQuestions!);
+    const hops = subs.map((qs) => qs.reduce((n, q) => n + q.hops.length, 0));
+    const twoHop = subs.map((qs) => qs.filter((q) => q.hops.length === 2).length);
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    // first turn: the 3 subjects from the question (with their relations); each answer appended once; the rewritten
+    // head: entity + relation
+    assert.equal(counts.get("open from question"), memory === "state" ? 5 * 3 : sum(hops) + 5 * 3);
+    assert.equal(counts.get("answer appended"), 5 * 3);
+    assert.equal(counts.get("open next hop"), 2 * sum(twoHop));
+    // think and search: two words per search turn; the final answer: 3 answers and 2 separators
+    assert.equal(counts.get("think"), 2 * sum(hops) + 5);
+    assert.equal(counts.get("search"), 2 * sum(hops));
+    assert.equal(counts.get("final answer"), 5 * 5);
+    // one "|" a turn; with relations a ";" between open items and between answers: o_t - 1 and a_t - 1 at a turn
+    // with o_t open and a_t found
+    const memories = episodes.flatMap((e) => e.turns.map((t) => t.text.match(/<mem> (.*?) <\/mem>/)![1]!));
+    const semicolons = memories.reduce((n, m) => n + m.split(" ").filter((w) => w === ";").length, 0);
+    assert.equal(counts.get("separators"), sum(hops) + 5 + semicolons);
+    if (memory === "state") assert.equal(semicolons, 0);
+    else {
+      // o_t + a_t = 3 at every turn (an objective is open or found)
+      const expected = memories.reduce((n, m) => {
+        const [open, found] = m.split("|").map((p) => p.trim() === "" ? 0 : p.split(";").length);
+        assert.equal(open! + found!, 3);
+        return n + Math.max(0, open! - 1) + Math.max(0, found! - 1);
+      }, 0);
+      assert.equal(semicolons, expected);
+      assert.ok(semicolons > 0);
+    }
+    // answers carried: every turn carries each answer of the memory before it
+    const answersIn = (text: string) =>
+      text.match(/<mem> (.*?) <\/mem>/)![1]!.split("|")[1]!.trim().split(" ").filter((w) => w !== "" && w !== ";");
+    const carried = episodes.reduce(
+      (n, e) => n + e.turns.slice(1).reduce((m, _, t) => m + answersIn(e.turns[t]!.text).length, 0),
+      0,
+    );
+    assert.equal(counts.get("answers carried"), carried);
+    assert.ok(counts.get("open carried")! > 0);
+    assert.ok([...counts.keys()].every((k) => (STEP_KINDS as readonly string[]).includes(k)));
+  });
+}
 
 Deno.test("stepAccuracy(): scores each labelled token once; the memory's steps add up to copyAccuracy's mem tokens", async () => {
   const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 2 });

@@ -141,16 +141,21 @@ Deno.test("runEpisodes() validates its options and enforces maxTurns", async () 
   for (const e of eps) assert.match(e.error!, /reached maxTurns 3 without an answer/);
 });
 
-Deno.test("the state-memory teacher scores 1.0 at 1 to 8 objectives on questions without markers, under both context policies", async () => {
+Deno.test("the state-memory teachers score 1.0 at 1 to 8 objectives on questions without markers, under both context policies", async () => {
   const plain = await Deno.makeTempDir();
   await buildData(plain, 22, { trainCount: 10, testCount: 6, testObjectives: [1, 2, 4, 6, 8], markers: false });
   const d = await loadData(plain);
-  const oracle = createTeacher(d.tokenizer, { dropProbability: 0, memory: "state" });
-  for (const [k, rs] of d.test) {
-    assert.ok(rs.every((r) => !/\bq\d\b/.test(r.question) && r.question.split(" ; ").length === k), rs[0]!.question);
-    for (const contextPolicy of ["full", "memory"] as const) {
-      const eps = await runEpisodes(oracle, tasks(rs), d, { contextPolicy, maxTurns: 64 });
-      assert.ok(eps.every((e) => e.reward === 1 && e.formatValid), `${k} objectives, ${contextPolicy}`);
+  for (const memory of ["state", "state-relations"] as const) {
+    const oracle = createTeacher(d.tokenizer, { dropProbability: 0, memory });
+    for (const [k, rs] of d.test) {
+      assert.ok(rs.every((r) => !/\bq\d\b/.test(r.question) && r.question.split(" ; ").length === k), rs[0]!.question);
+      for (const contextPolicy of ["full", "memory"] as const) {
+        const eps = await runEpisodes(oracle, tasks(rs), d, { contextPolicy, maxTurns: 64 });
+        assert.ok(eps.every((e) => e.reward === 1 && e.formatValid), `${memory}, ${k} objectives, ${contextPolicy}`);
+        if (memory === "state-relations" && contextPolicy === "memory" && k > 1) {
+          assert.ok(eps.every((e) => e.turns[0]!.text.includes(" ; ")), "items separated by ;");
+        }
+      }
     }
   }
 });

@@ -102,89 +102,102 @@ Deno.test("stateTeacherTurn(): the open objectives then the answers found; one s
   assert.equal(stateTeacherTurn(subs, 3, new Set())!.content, `${subs[0]!.answer} ; ${subs[1]!.answer}`);
 });
 
-Deno.test("stateTeacherTurn(): every turn after the first is the same operation on the previous memory, at 1 to 8 objectives", () => {
-  const w = generateWorld(9);
-  const { test } = buildQaSplits(w, { testCount: 12, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 3 });
-  const parse = (mem: string) => {
-    const { open, answers } = parseStateMemory(mem);
-    return { open, done: answers };
-  };
-  let checked = 0;
-  for (const [k, qs] of test) {
-    for (const q of qs) {
-      const subs = q.subQuestions;
-      const first = parse(stateTeacherTurn(subs, 0, new Set())!.mem);
-      assert.deepEqual(first.open, subs.map((s) => [s.subject])); // the question's subjects, all distinct
-      assert.equal(new Set(subs.map((s) => s.subject)).size, k);
-      assert.deepEqual(first.done, []);
-      assert.equal(first.open.length, k);
-      let prev = first;
-      for (let t = 1;; t++) {
-        const turn = stateTeacherTurn(subs, t, new Set());
-        if (turn === null) break;
-        const cur = parse(turn.mem);
-        const [head, ...rest] = prev.open;
-        const i = prev.done.length; // the objective being resolved
-        const hops = subs[i]!.hops.length;
-        const headWasSubject = head!.length === 1;
-        if (headWasSubject && hops === 2) { // a first hop read: the head becomes the entity found and the relation left
-          assert.deepEqual(cur.open.slice(1), rest);
-          assert.deepEqual(cur.open[0], [subs[i]!.hops[1]!.entity, subs[i]!.hops[1]!.relation]);
-          assert.deepEqual(cur.done, prev.done);
-        } else { // its last hop read: pop it, append its answer, copy the rest
-          assert.deepEqual(cur.open, rest);
-          assert.deepEqual(cur.done, [...prev.done, subs[i]!.answer]);
-        }
-        // the think (and the search) name the first open objective's next hop, or answer from memory
-        const next = cur.open[0];
-        assert.equal(
-          turn.think,
-          next === undefined ? "answer" : `${next[0]} ${next[1] ?? subs[cur.done.length]!.hops[0]!.relation}`,
+for (const relations of [false, true]) {
+  const style = relations ? "with relations" : "subjects only";
+  Deno.test(`stateTeacherTurn() ${style}: every turn after the first is the same operation on the previous memory, at 1 to 8 objectives`, () => {
+    const w = generateWorld(9);
+    const { test } = buildQaSplits(w, { testCount: 12, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 3 });
+    const parse = (mem: string) => {
+      const { open, answers } = parseStateMemory(mem);
+      return { open, done: answers };
+    };
+    const teacher = (subs: Parameters<typeof stateTeacherTurn>[0], t: number) =>
+      stateTeacherTurn(subs, t, new Set(), { relations });
+    let checked = 0;
+    for (const [k, qs] of test) {
+      for (const q of qs) {
+        const subs = q.subQuestions;
+        const first = parse(teacher(subs, 0)!.mem);
+        // the question's subjects, all distinct (with the relations to follow)
+        assert.deepEqual(
+          first.open,
+          subs.map((s) => relations ? [s.subject, ...s.hops.map((h) => h.relation)] : [s.subject]),
         );
-        if (turn.action === "answer") assert.equal(turn.content, cur.done.join(" ; "));
-        prev = cur;
-        checked += 1;
+        assert.equal(new Set(subs.map((s) => s.subject)).size, k);
+        assert.deepEqual(first.done, []);
+        assert.equal(first.open.length, k);
+        let prev = first;
+        for (let t = 1;; t++) {
+          const turn = teacher(subs, t);
+          if (turn === null) break;
+          const cur = parse(turn.mem);
+          const [head, ...rest] = prev.open;
+          const i = prev.done.length; // the objective being resolved
+          const hops = subs[i]!.hops.length;
+          const headWasSubject = head![0] === subs[i]!.subject && head!.length === (relations ? hops + 1 : 1);
+          if (headWasSubject && hops === 2) { // a first hop read: the head becomes the entity found and the relation left
+            assert.deepEqual(cur.open.slice(1), rest);
+            assert.deepEqual(cur.open[0], [subs[i]!.hops[1]!.entity, subs[i]!.hops[1]!.relation]);
+            assert.deepEqual(cur.done, prev.done);
+          } else { // its last hop read: pop it, append its answer, copy the rest
+            assert.deepEqual(cur.open, rest);
+            assert.deepEqual(cur.done, [...prev.done, subs[i]!.answer]);
+          }
+          // the think (and the search) name the first open objective's next hop, or answer from memory
+          const next = cur.open[0];
+          assert.equal(
+            turn.think,
+            next === undefined ? "answer" : `${next[0]} ${next[1] ?? subs[cur.done.length]!.hops[0]!.relation}`,
+          );
+          if (turn.action === "answer") assert.equal(turn.content, cur.done.join(" ; "));
+          prev = cur;
+          checked += 1;
+        }
+        assert.deepEqual(prev.done, subs.map((s) => s.answer));
       }
-      assert.deepEqual(prev.done, subs.map((s) => s.answer));
     }
-  }
-  assert.ok(checked > 400, `${checked} turns checked`);
-});
+    assert.ok(checked > 400, `${checked} turns checked`);
+  });
 
-Deno.test("parseStateMemory(): reads back every memory stateTeacherTurn writes (1-8 objectives, with drops), word for word", () => {
-  const w = generateWorld(9);
-  const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
-  let checked = 0;
-  let rewritten = 0;
-  for (const qs of test.values()) {
-    for (const q of qs) {
-      const subs = q.subQuestions;
-      const dropped = droppedObjectives(q.question, subs.length, { dropProbability: 0.5, seed: 1 });
-      for (let t = 0;; t++) {
-        const turn = stateTeacherTurn(subs, t, dropped);
-        if (turn === null) break;
-        const { open, answers } = parseStateMemory(turn.mem);
-        // the round trip: the items and the answers, joined as the teacher joins them, are the memory again
-        assert.equal([...open.flat(), "|", ...answers].join(" "), turn.mem);
-        assert.deepEqual(parseStateMemory(turn.mem.split(" ")), { open, answers }, "words and text read alike");
-        // each open item is a subject, or the entity found and the one relation left (only the head)
-        const subjects = new Set(subs.map((s) => s.subject));
-        open.forEach((item, j) => {
-          if (item.length === 1) assert.ok(subjects.has(item[0]!), item.join(" "));
-          else {
+  Deno.test(`parseStateMemory(): reads back every memory stateTeacherTurn writes ${style} (1-8 objectives, with drops), word for word`, () => {
+    const w = generateWorld(9);
+    const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
+    const sep = relations ? " ; " : " ";
+    let checked = 0;
+    let rewritten = 0;
+    for (const qs of test.values()) {
+      for (const q of qs) {
+        const subs = q.subQuestions;
+        const dropped = droppedObjectives(q.question, subs.length, { dropProbability: 0.5, seed: 1 });
+        for (let t = 0;; t++) {
+          const turn = stateTeacherTurn(subs, t, dropped, { relations });
+          if (turn === null) break;
+          const { open, answers } = parseStateMemory(turn.mem);
+          // the round trip: the items and the answers, joined as the teacher joins them, are the memory again
+          const text = [open.map((item) => item.join(" ")).join(sep), "|", answers.join(sep)].filter((p) => p !== "");
+          assert.equal(text.join(" "), turn.mem);
+          assert.deepEqual(parseStateMemory(turn.mem.split(" ")), { open, answers }, "words and text read alike");
+          // each open item is a subject (with its relations), or the entity found and the one relation left (only the head)
+          const bySubject = new Map(subs.map((s) => [s.subject, s]));
+          open.forEach((item, j) => {
+            const s = bySubject.get(item[0]!);
+            if (s !== undefined && item.length === (relations ? s.hops.length + 1 : 1)) return;
             assert.equal(j, 0, "only the head is rewritten");
             assert.equal(item.length, 2);
             rewritten += 1;
-          }
-        });
-        // the answers: one per objective resolved, in order, a dropped one as FORGOTTEN once no longer fresh
-        assert.equal(open.length + answers.length, subs.length);
-        answers.forEach((a, i) => assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a));
-        checked += 1;
+          });
+          // the answers: one per objective resolved, in order, a dropped one as FORGOTTEN once no longer fresh
+          assert.equal(open.length + answers.length, subs.length);
+          answers.forEach((a, i) => assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a));
+          checked += 1;
+        }
       }
     }
-  }
-  assert.ok(checked > 200 && rewritten > 20, `${checked} memories, ${rewritten} rewritten heads`);
+    assert.ok(checked > 200 && rewritten > 20, `${checked} memories, ${rewritten} rewritten heads`);
+  });
+}
+
+Deno.test("parseStateMemory(): edge cases", () => {
   assert.deepEqual(parseStateMemory("a b"), { open: [["a"], ["b"]], answers: [] }, "no bar: all open");
   assert.deepEqual(parseStateMemory("born x |"), { open: [["born"], ["x"]], answers: [] }, "a leading relation word");
 });
