@@ -21,7 +21,7 @@ import type { GroupStd } from "../advantage/grpo.ts";
 import { worldSizes } from "../env/world.ts";
 import { testSubjectCount } from "../env/questions.ts";
 import { UsageError } from "../errors.ts";
-import { MEMORY_FORMATS, type MemoryFormat } from "../env/teacher.ts";
+import { isStateMemory, MEMORY_FORMATS, type MemoryFormat } from "../env/teacher.ts";
 
 // Each helper carries the house's message ("must be an integer ≥ 1"), shown as `<field> <message>, current value is <v>`.
 const int = (min: number) => {
@@ -635,10 +635,10 @@ export function validateConfig(c: unknown): ExperimentConfig {
       );
     }
   }
-  if ((config.sft.drillMix ?? 0) > 0 && teacherMemory(config) !== "state") {
+  if ((config.sft.drillMix ?? 0) > 0 && !isStateMemory(teacherMemory(config))) {
     fail(
-      `sft.drillMix > 0 needs sft.teacherMemory "state": the memory drills write the subjects-only state memory, ` +
-        `which another teacher format would contradict; current values are sft.drillMix ${config.sft.drillMix}, ` +
+      `sft.drillMix > 0 needs a state memory (sft.teacherMemory "state-relations" or "state"): the memory drills ` +
+        `are its list operations; current values are sft.drillMix ${config.sft.drillMix}, ` +
         `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
     );
   }

@@ -358,10 +358,16 @@ export function droppedObjectives(question: string, count: number, options: Teac
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer } from "../text/tokenizer.ts";
+ * import { buildTokenizer, decode } from "../text/tokenizer.ts";
  * import { createTeacher } from "./teacher.ts";
  *
- * assert.equal(typeof createTeacher(buildTokenizer(["x"])).nextTurns, "function");
+ * const q = [{ text: "zorbex was born in which city ?", subject: "zorbex", answer: "kalmar", hops: [{ entity: "zorbex", relation: "born" as const, answer: "kalmar" }] }];
+ * const tok = buildTokenizer(["zorbex born kalmar |"]);
+ * const task = { question: q[0]!.text, targets: [["kalmar"]], groupId: 0, subQuestions: q };
+ * const episode = { id: 0, task, turns: [], done: false, formatValid: false } as never; // the teacher reads task and turns
+ * const [turn] = await createTeacher(tok).nextTurns([{ episode, context: [] }], { maxNewTokens: 64, stopIds: [], seed: 0 });
+ * assert.equal(decode(tok, turn!.tokens), "zorbex born | </mem> <think> zorbex born </think> <search> zorbex born </search>");
+ * assert.ok(turn!.logProbs.every((p) => p === 0));
  * ```
  */
 export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}): AgentPolicy {

@@ -37,7 +37,7 @@ import { writeFileAtomic } from "../atomic_file.ts";
 import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
-import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
+import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
@@ -325,7 +325,11 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       ...(mix > 0 ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: config.seed + 29 }) : []),
       // the state memory's list operations on random names, at lengths the 1-4-objective demonstrations lack
       ...(drills > 0
-        ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), { count: drills, seed: config.seed + 31 })
+        ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), {
+          count: drills,
+          seed: config.seed + 31,
+          relations: teacherMemory(config) === "state-relations",
+        })
         : []),
     ];
     // induction warm-up: copying random word sequences forms the circuit that copies names

@@ -35,6 +35,12 @@ export interface MemoryDrillOptions {
   maxItems?: number;
   /** Seed. @default 0 */
   seed?: number;
+  /**
+   * The state memory's style (`stateTeacherTurn`'s `relations`): each open
+   * objective with the relations left and `;` between items
+   * (`sft.teacherMemory: "state-relations"`), or subjects only. @default false
+   */
+  relations?: boolean;
 }
 
 const RELATION_WORDS = Object.keys(RELATIONS);
@@ -42,6 +48,8 @@ const RELATION_WORDS = Object.keys(RELATIONS);
 const FILLER = [
   ...new Set(Object.values(TEMPLATES).flat().flatMap((t) => t.text.split(" ")).filter((w) => w !== "{x}" && w !== "?")),
 ];
+
+const TEMPLATE_LIST = Object.values(TEMPLATES).flat();
 
 function draw<T>(rng: Rng, xs: readonly T[]): T {
   return xs[rng.int(xs.length)]!;
@@ -67,6 +75,16 @@ function distinct(rng: Rng, names: readonly string[], k: number): string[] {
  * (The head is written as a subject alone or as an entity and its relation,
  * as a state memory holds a 1-hop objective or a 2-hop one after its first hop.)
  *
+ * With `relations` they are in the other style of the state memory: each part
+ * of an extraction is a question template's text about its name, and each
+ * open item is the name and the template's relations; items and answers are
+ * separated by `;`; the head of a pop has its one relation left:
+ *
+ * ```text
+ * extract  <|user|> n1 was born in which country ? ; n2 has which capital ? <|end|> <|assistant|> <mem>   →  n1 born located ; n2 capital | </mem>
+ * pop      … <mem> h r ; n2 r2 r3 | a1 ; a2 </mem> … <information>… h r x . …</information> … <mem>   →  n2 r2 r3 | a1 ; a2 ; x </mem>
+ * ```
+ *
  * Names are drawn from `names` (the corpus's entities, in random roles), k
  * from 1 to `maxItems` open items and m from 0 to `maxItems` answers; `w` are
  * the question templates' words in random order; the other documents of the
@@ -77,7 +95,7 @@ function distinct(rng: Rng, names: readonly string[], k: number): string[] {
  *
  * @param tokenizer The tokenizer (every name and word must be in it).
  * @param names Entity names to draw from (at least `maxItems + 2`).
- * @param options Count, list length, seed.
+ * @param options Count, list length, seed, style.
  * @returns The sequences, kinds in turn (extract, pop, rewrite, extract, …).
  *
  * @example
@@ -87,10 +105,14 @@ function distinct(rng: Rng, names: readonly string[], k: number): string[] {
  * import { memoryDrillSequences } from "./memory_drill.ts";
  *
  * const names = ["a", "b", "c", "d", "e", "f"];
- * const tok = buildTokenizer([names.join(" "), "born located capital founder headquarters director |"]);
+ * const tok = buildTokenizer([names.join(" "), "born located capital founder headquarters director | ;"]);
  * const [extract] = memoryDrillSequences(tok, names, { count: 1, maxItems: 3, seed: 1 });
  * const target = extract!.tokens.filter((_, i) => extract!.lossMask[i] === 1);
  * assert.match(decode(tok, target), /^([a-f] ){1,3}\| <\/mem>$/);
+ * // with relations: each item is a name and its template's relations
+ * const [withRelations] = memoryDrillSequences(tok, names, { count: 1, maxItems: 3, seed: 1, relations: true });
+ * const items = decode(tok, withRelations!.tokens.filter((_, i) => withRelations!.lossMask[i] === 1));
+ * assert.match(items, /^[a-f]( (born|located|capital|founder|headquarters|director))+( ; [a-f]( [a-z]+)+)* \| <\/mem>$/);
  * ```
  */
 export function memoryDrillSequences(
@@ -98,7 +120,7 @@ export function memoryDrillSequences(
   names: readonly string[],
   options: MemoryDrillOptions,
 ): LmSequence[] {
-  const { count, maxItems = 10, seed = 0 } = options;
+  const { count, maxItems = 10, seed = 0, relations = false } = options;
   if (!Number.isInteger(maxItems) || maxItems < 1 || names.length < maxItems + 2) {
     throw new RangeError(
       `Invalid memory drill: maxItems must be an integer ≥ 1 with more names than maxItems + 1, current value is ${maxItems} (${names.length} names)`,
@@ -117,20 +139,29 @@ export function memoryDrillSequences(
     const k = 1 + rng.int(maxItems);
     const open = distinct(rng, names, k + 1);
     const answers = Array.from({ length: rng.int(maxItems + 1) }, () => draw(rng, names));
+    // with relations each open item is its name and a template's relations (a drawn template per item)
+    const paths = relations ? open.map(() => draw(rng, TEMPLATE_LIST)) : [];
+    const sep = relations ? " ; " : " ";
+    const memory = (items: string[], found: string[]) =>
+      [items.join(sep), "|", found.join(sep)].filter((p) => p !== "").join(" ");
     if (kind === "extract") {
-      const parts = open.slice(0, k).map((name) => {
+      const parts = open.slice(0, k).map((name, i) => {
+        if (relations) return paths[i]!.text.replace("{x}", name);
         const filler = Array.from({ length: 2 + rng.int(5) }, () => draw(rng, FILLER));
         return `${name} ${filler.join(" ")} ?`;
       });
+      const items = open.slice(0, k).map((name, i) => relations ? [name, ...paths[i]!.path].join(" ") : name);
       const context = [...template.header(parts.join(" ; ")), ...template.turnPrefix];
-      return sequence(context, `${open.slice(0, k).join(" ")} | </mem>`);
+      return sequence(context, `${memory(items, [])} </mem>`);
     }
     // pop: the previous turn searched the head's next hop and the information answers it
     const [head, ...rest] = open.slice(0, k);
     const relation = draw(rng, RELATION_WORDS);
     const found = open[k]!; // a name not in the list
-    const shown = rng.int(2) === 0 ? head! : `${head} ${relation}`; // a subject, or a 2-hop head after its first hop
-    const previous = `${[shown, ...rest].join(" ")} | ${answers.join(" ")}`.trim();
+    const restItems = rest.map((name, i) => relations ? [name, ...paths[i + 1]!.path].join(" ") : name);
+    // a subject, or a 2-hop head after its first hop (with relations: always its one relation left)
+    const shown = !relations && rng.int(2) === 0 ? head! : `${head} ${relation}`;
+    const previous = memory([shown, ...restItems], answers);
     const docs = [`${head} ${relation} ${found} .`, fact(), fact()];
     for (let i = docs.length - 1; i > 0; i--) {
       const j = rng.int(i + 1);
@@ -144,7 +175,6 @@ export function memoryDrillSequences(
       ...template.toolMessage(info),
       ...template.turnPrefix,
     ];
-    const next = `${rest.join(" ")} | ${[...answers, found].join(" ")}`;
-    return sequence(context, `${next.trim()} </mem>`);
+    return sequence(context, `${memory(restItems, [...answers, found])} </mem>`);
   });
 }

@@ -243,16 +243,23 @@ Deno.test("validateConfig(): what needs the questions' markers is refused withou
   assert.equal(resolveConfig("quick", { data: { trainMarkers: 0 } }).data.trainMarkers, 0, "0 markers drawn: fine");
 });
 
-Deno.test("validateConfig(): memory drills only with the subjects-only state memory they write", () => {
+Deno.test("validateConfig(): memory drills only with a state memory, whose list operations they are", () => {
+  const slots = { data: { markers: true }, sft: { drillMix: 0.25, teacherMemory: "slots" as const } };
   assert.throws(
-    () => resolveConfig("default", { sft: { drillMix: 0.25 } }),
+    () => resolveConfig("default", slots),
     (e: Error) =>
       e instanceof UsageError &&
-      /^Invalid config: sft\.drillMix > 0 needs sft\.teacherMemory "state": .*current values are sft\.drillMix 0\.25, sft\.teacherMemory "state-relations"$/
+      /^Invalid config: sft\.drillMix > 0 needs a state memory .*current values are sft\.drillMix 0\.25, sft\.teacherMemory "slots"$/
         .test(e.message),
   );
-  assert.equal(resolveConfig("default", { sft: { drillMix: 0.25, teacherMemory: "state" } }).sft.drillMix, 0.25);
-  assert.equal(resolveConfig("default", { sft: { drillMix: 0 } }).sft.drillMix, 0, "no drills: any format");
+  for (const teacherMemory of ["state", "state-relations"] as const) {
+    assert.equal(resolveConfig("default", { sft: { drillMix: 0.25, teacherMemory } }).sft.drillMix, 0.25);
+  }
+  assert.equal(
+    resolveConfig("default", { ...slots, sft: { ...slots.sft, drillMix: 0 } }).sft.drillMix,
+    0,
+    "no drills: any format",
+  );
 });
 
 Deno.test("the config's unset texts say what the consumers do when a field is left out", () => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { decode } from "../../lib/text/tokenizer.ts";
 import { memoryDrillSequences } from "../../lib/train/memory_drill.ts";
+import { TEMPLATES } from "../../lib/env/questions.ts";
 
 const dir = await Deno.makeTempDir();
 await buildData(dir, 3, { trainCount: 4, testCount: 2, testObjectives: [2], markers: false });
@@ -44,5 +45,46 @@ Deno.test("memoryDrillSequences(): extraction copies the parts' first words; pop
   assert.throws(
     () => memoryDrillSequences(data.tokenizer, names.slice(0, 5), { count: 1 }),
     /more names than maxItems/,
+  );
+});
+
+Deno.test("memoryDrillSequences() with relations: items are names with their template's relations, ';' between them", () => {
+  const relationWords = new Set(["born", "located", "capital", "founder", "headquarters", "director"]);
+  const items = (text: string) => text.trim() === "" ? [] : text.split(" ; ").map((item) => item.trim().split(" "));
+  const drills = memoryDrillSequences(data.tokenizer, names, { count: 60, maxItems: 10, seed: 7, relations: true });
+  const lengths = new Set<number>();
+  for (const [n, s] of drills.entries()) {
+    const first = s.lossMask.indexOf(1);
+    const context = decode(data.tokenizer, s.tokens.slice(0, first));
+    const target = decode(data.tokenizer, s.tokens.slice(first));
+    assert.ok(!s.tokens.includes(data.tokenizer.unkId), context);
+    const [open, done] = target.replace(/ ?<\/mem>$/, "").split("|").map(items);
+    for (const item of open!) assert.ok(item.slice(1).every((w) => relationWords.has(w)) && item.length >= 2, target);
+    if (n % 2 === 0) { // extract: each part's subject and the relations of the template it is written in
+      const question = context.split("<|user|> ")[1]!.split(" <|end|>")[0]!;
+      const parts = question.split(" ; ");
+      assert.deepEqual(open!.map((item) => item[0]), parts.map((part) => part.split(" ")[0]));
+      parts.forEach((part, i) => {
+        const template = Object.values(TEMPLATES).flat().find((t) => t.text === part.replace(/^\S+/, "{x}"))!;
+        assert.ok(template, part);
+        assert.deepEqual(open![i]!.slice(1), template.path);
+      });
+      assert.deepEqual(done, []);
+      lengths.add(open!.length);
+    } else { // pop: the head (one relation left) goes, its answer is appended, the rest is copied item for item
+      const previous = context.match(/<mem> (.*?) <\/mem>/)![1]!;
+      const [pOpen, pDone] = previous.split("|").map(items);
+      assert.equal(pOpen![0]!.length, 2, previous);
+      const answer = context.match(new RegExp(`${pOpen![0]!.join(" ")} (\\S+) \\.`))![1]!;
+      assert.deepEqual(open, pOpen!.slice(1));
+      assert.deepEqual(done!.map((a) => a.join(" ")), [...pDone!.map((a) => a.join(" ")), answer]);
+      lengths.add(pOpen!.length);
+    }
+  }
+  assert.ok(Math.max(...lengths) >= 8, `lists as long as 8-objective questions: ${[...lengths]}`);
+  // the subjects-only style draws the same as before the option existed (no template drawn)
+  assert.deepEqual(
+    memoryDrillSequences(data.tokenizer, names, { count: 4, seed: 7, relations: false }),
+    memoryDrillSequences(data.tokenizer, names, { count: 4, seed: 7 }),
   );
 });
