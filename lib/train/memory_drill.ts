@@ -75,14 +75,19 @@ function distinct(rng: Rng, names: readonly string[], k: number): string[] {
  * (The head is written as a subject alone or as an entity and its relation,
  * as a state memory holds a 1-hop objective or a 2-hop one after its first hop.)
  *
- * With `relations` they are in the other style of the state memory: each part
- * of an extraction is a question template's text about its name, and each
- * open item is the name and the template's relations; items and answers are
- * separated by `;`; the head of a pop has its one relation left:
+ * With `relations` they are in the other style of the state memory, and whole
+ * turns: each part of an extraction is a question template's text about its
+ * name, and each open item is the name and the template's relations; items
+ * and answers are separated by `;`; the head of a pop has its one relation
+ * left; after the memory the turn searches the new head's next hop, or, with
+ * nothing open, answers from memory (so the think's lookup of the memory's
+ * head is drilled at every list length too):
  *
  * ```text
- * extract  <|user|> n1 was born in which country ? ; n2 has which capital ? <|end|> <|assistant|> <mem>   →  n1 born located ; n2 capital | </mem>
- * pop      … <mem> h r ; n2 r2 r3 | a1 ; a2 </mem> … <information>… h r x . …</information> … <mem>   →  n2 r2 r3 | a1 ; a2 ; x </mem>
+ * extract  <|user|> n1 was born in which country ? ; n2 has which capital ? <|end|> <|assistant|> <mem>
+ *            →  n1 born located ; n2 capital | </mem> <think> n1 born </think> <search> n1 born </search>
+ * pop      … <mem> h r ; n2 r2 r3 | a1 ; a2 </mem> … <information>… h r x . …</information> … <mem>
+ *            →  n2 r2 r3 | a1 ; a2 ; x </mem> <think> n2 r2 </think> <search> n2 r2 </search>
  * ```
  *
  * Names are drawn from `names` (the corpus's entities, in random roles), k
@@ -112,7 +117,7 @@ function distinct(rng: Rng, names: readonly string[], k: number): string[] {
  * // with relations: each item is a name and its template's relations
  * const [withRelations] = memoryDrillSequences(tok, names, { count: 1, maxItems: 3, seed: 1, relations: true });
  * const items = decode(tok, withRelations!.tokens.filter((_, i) => withRelations!.lossMask[i] === 1));
- * assert.match(items, /^[a-f]( (born|located|capital|founder|headquarters|director))+( ; [a-f]( [a-z]+)+)* \| <\/mem>$/);
+ * assert.match(items, /^[a-f]( (born|located|capital|founder|headquarters|director))+( ; [a-f]( [a-z]+)+)* \| <\/mem> <think> [a-f] [a-z]+ <\/think> <search> [a-f] [a-z]+ <\/search>$/);
  * ```
  */
 export function memoryDrillSequences(
@@ -144,6 +149,12 @@ export function memoryDrillSequences(
     const sep = relations ? " ; " : " ";
     const memory = (items: string[], found: string[]) =>
       [items.join(sep), "|", found.join(sep)].filter((p) => p !== "").join(" ");
+    // with relations the rest of the turn too: search the new head's next hop, or answer from memory
+    const action = (items: string[], found: string[]) => {
+      if (items.length === 0) return ` <think> answer </think> <answer> ${found.join(" ; ")} </answer>`;
+      const [name, relation] = items[0]!.split(" ");
+      return ` <think> ${name} ${relation} </think> <search> ${name} ${relation} </search>`;
+    };
     if (kind === "extract") {
       const parts = open.slice(0, k).map((name, i) => {
         if (relations) return paths[i]!.text.replace("{x}", name);
@@ -152,7 +163,7 @@ export function memoryDrillSequences(
       });
       const items = open.slice(0, k).map((name, i) => relations ? [name, ...paths[i]!.path].join(" ") : name);
       const context = [...template.header(parts.join(" ; ")), ...template.turnPrefix];
-      return sequence(context, `${memory(items, [])} </mem>`);
+      return sequence(context, `${memory(items, [])} </mem>${relations ? action(items, []) : ""}`);
     }
     // pop: the previous turn searched the head's next hop and the information answers it
     const [head, ...rest] = open.slice(0, k);
@@ -175,6 +186,7 @@ export function memoryDrillSequences(
       ...template.toolMessage(info),
       ...template.turnPrefix,
     ];
-    return sequence(context, `${memory(restItems, [...answers, found])} </mem>`);
+    const after = [...answers, found];
+    return sequence(context, `${memory(restItems, after)} </mem>${relations ? action(restItems, after) : ""}`);
   });
 }

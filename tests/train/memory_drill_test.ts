@@ -58,8 +58,17 @@ Deno.test("memoryDrillSequences() with relations: items are names with their tem
     const context = decode(data.tokenizer, s.tokens.slice(0, first));
     const target = decode(data.tokenizer, s.tokens.slice(first));
     assert.ok(!s.tokens.includes(data.tokenizer.unkId), context);
-    const [open, done] = target.replace(/ ?<\/mem>$/, "").split("|").map(items);
+    const [mem, turn] = target.split(" </mem> ");
+    const [open, done] = mem!.split("|").map(items);
     for (const item of open!) assert.ok(item.slice(1).every((w) => relationWords.has(w)) && item.length >= 2, target);
+    // the rest of the turn: the new head's next hop searched, or the answers given when nothing is open
+    if (open!.length > 0) {
+      const hop = `${open![0]![0]} ${open![0]![1]}`;
+      assert.equal(turn, `<think> ${hop} </think> <search> ${hop} </search>`);
+    } else {assert.equal(
+        turn,
+        `<think> answer </think> <answer> ${done!.map((a) => a.join(" ")).join(" ; ")} </answer>`,
+      );}
     if (n % 2 === 0) { // extract: each part's subject and the relations of the template it is written in
       const question = context.split("<|user|> ")[1]!.split(" <|end|>")[0]!;
       const parts = question.split(" ; ");
@@ -82,6 +91,7 @@ Deno.test("memoryDrillSequences() with relations: items are names with their tem
     }
   }
   assert.ok(Math.max(...lengths) >= 8, `lists as long as 8-objective questions: ${[...lengths]}`);
+  assert.ok(drills.some((s) => decode(data.tokenizer, s.tokens).endsWith("</answer>")), "some pops answer");
   // the subjects-only style draws the same as before the option existed (no template drawn)
   assert.deepEqual(
     memoryDrillSequences(data.tokenizer, names, { count: 4, seed: 7, relations: false }),
