@@ -86,9 +86,18 @@ function distinct(rng: Rng, names: readonly string[], k: number): string[] {
  * ```text
  * extract  <|user|> n1 was born in which country ? ; n2 has which capital ? <|end|> <|assistant|> <mem>
  *            →  n1 born located ; n2 capital | </mem> <think> n1 born </think> <search> n1 born </search>
- * pop      … <mem> h r ; n2 r2 r3 | a1 ; a2 </mem> … <information>… h r x . …</information> … <mem>
- *            →  n2 r2 r3 | a1 ; a2 ; x </mem> <think> n2 r2 </think> <search> n2 r2 </search>
+ * pop      <|user|> n0 … ? ; n1 … ? ; h … ? ; n2 … ? <|end|> <|assistant|> <mem> h r ; n2 r2 r3 | a0 ; a1 </mem> …
+ *          <information>[Doc 1] h r x . [Doc 2] y r4 h . …</information> … <mem>
+ *            →  n2 r2 r3 | a0 ; a1 ; x </mem> <think> n2 r2 </think> <search> n2 r2 </search>
  * ```
+ *
+ * A pop with relations is a turn of a question of 1 to `maxItems` objectives,
+ * some answered (before the head) and the rest open, in the memory context
+ * (the question, the previous turn and its information: the head's fact first
+ * and two facts about the head, as the search ranks them). (Drills whose
+ * answers were as many as random, with no question and the facts shuffled,
+ * taught the policy to write the wrong word where the answer is appended:
+ * 0 % at every size; docs/research/paper_regime.md.)
  *
  * Names are drawn from `names` (the corpus's entities, in random roles), k
  * from 1 to `maxItems` open items and m from 0 to `maxItems` answers; `w` are
@@ -165,6 +174,7 @@ export function memoryDrillSequences(
       const context = [...template.header(parts.join(" ; ")), ...template.turnPrefix];
       return sequence(context, `${memory(items, [])} </mem>${relations ? action(items, []) : ""}`);
     }
+    if (relations) return relationsPop();
     // pop: the previous turn searched the head's next hop and the information answers it
     const [head, ...rest] = open.slice(0, k);
     const relation = draw(rng, RELATION_WORDS);
@@ -188,5 +198,38 @@ export function memoryDrillSequences(
     ];
     const after = [...answers, found];
     return sequence(context, `${memory(restItems, after)} </mem>${relations ? action(restItems, after) : ""}`);
+
+    // a pop as the relations-style episodes have it: a question of n objectives, m = n − k of them answered and k
+    // open, in the memory context (the question, the previous turn, its information); the information lists the
+    // head's fact first and two facts about it after, as the search ranks them
+    function relationsPop(): LmSequence {
+      const total = 1 + rng.int(maxItems);
+      const openCount = 1 + rng.int(total);
+      const subjects = distinct(rng, names, total + 2);
+      const [found, bridge] = [subjects[total]!, subjects[total + 1]!];
+      const templates = subjects.slice(0, total).map(() => draw(rng, TEMPLATE_LIST));
+      const question = subjects.slice(0, total).map((s, i) => templates[i]!.text.replace("{x}", s)).join(" ; ");
+      const done = Array.from({ length: total - openCount }, () => draw(rng, names));
+      const first = total - openCount; // the head: a 1-hop subject, or a 2-hop objective's entity after its first hop
+      const headPath = templates[first]!.path;
+      const [head, relation] = headPath.length === 1 ? [subjects[first]!, headPath[0]!] : [bridge, headPath[1]!];
+      const rest = subjects.slice(first + 1, total).map((s, i) => [s, ...templates[first + 1 + i]!.path].join(" "));
+      const previous = memory([`${head} ${relation}`, ...rest], done);
+      const docs = [
+        `${head} ${relation} ${found} .`,
+        ...[0, 1].map(() => `${draw(rng, names)} ${draw(rng, RELATION_WORDS)} ${head} .`),
+      ];
+      const info = `<information>${docs.map((d, i) => `[Doc ${i + 1}] ${d}`).join("\n")}</information>`;
+      const context = [
+        ...template.header(question),
+        ...template.turnPrefix,
+        ...ids(`${previous} </mem> <think> ${head} ${relation} </think> <search> ${head} ${relation} </search>`),
+        ...template.turnEnd,
+        ...template.toolMessage(info),
+        ...template.turnPrefix,
+      ];
+      const after = [...done, found];
+      return sequence(context, `${memory(rest, after)} </mem>${action(rest, after)}`);
+    }
   });
 }

@@ -84,7 +84,10 @@ Deno.test("memoryDrillSequences() with relations: items are names with their tem
       const previous = context.match(/<mem> (.*?) <\/mem>/)![1]!;
       const [pOpen, pDone] = previous.split("|").map(items);
       assert.equal(pOpen![0]!.length, 2, previous);
-      const answer = context.match(new RegExp(`${pOpen![0]!.join(" ")} (\\S+) \\.`))![1]!;
+      // a turn of a question: one part per objective, answered or open; the head's fact is the first document
+      const question = context.split("<|user|> ")[1]!.split(" <|end|>")[0]!;
+      assert.equal(question.split(" ; ").length, pOpen!.length + pDone!.length, question);
+      const answer = context.match(new RegExp(`\\[ doc 1 \\] ${pOpen![0]!.join(" ")} (\\S+) \\.`))![1]!;
       assert.deepEqual(open, pOpen!.slice(1));
       assert.deepEqual(done!.map((a) => a.join(" ")), [...pDone!.map((a) => a.join(" ")), answer]);
       lengths.add(pOpen!.length);
