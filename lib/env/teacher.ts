@@ -31,6 +31,8 @@ export const MEMORY_FORMATS = ["state", "state-relations", "slots"] as const;
  * Whether a memory format is a state memory (the objectives still open, then
  * the answers found), read by {@linkcode parseStateMemory}.
  *
+ * Source: this package (the formats of {@linkcode stateTeacherTurn}).
+ *
  * @param format The format.
  * @returns True for `"state"` and `"state-relations"`.
  *
