@@ -11,6 +11,8 @@ import { sequenceLogProbs } from "../lib/model/score.ts";
 import { createAdamW } from "../lib/optim/adamw.ts";
 import { collateLm, disposeLmBatch } from "../lib/train/collate.ts";
 import { sftStep } from "../lib/train/sft.ts";
+import { createGradientWorkers } from "../lib/train/gradient_workers.ts";
+import { splitByTokens } from "../lib/train/micro_batches.ts";
 import { createRng } from "../lib/random.ts";
 import { runTask } from "../lib/cli/task.ts";
 
@@ -30,6 +32,12 @@ const TASK = {
       help: "K rounds on 1 thread and on --threads, alternating, each in a process of its own; prints medians",
     },
     out: { type: "string", value: "FILE", help: "also write the --alternate summary to FILE (JSON)" },
+    workers: {
+      type: "integer",
+      min: 1,
+      value: "W",
+      help: "train on W gradient workers (data parallel, the batch as W micro-batches, one core each)",
+    },
   },
 } as const;
 
@@ -41,6 +49,7 @@ await runTask(TASK, async ({ flags: values }) => {
     const forward = ["--backend", values.backend, "--reps", String(reps)];
     if (!values.torch) forward.push("--no-torch");
     if (!values["rl-step"]) forward.push("--no-rl-step");
+    if (values.workers !== undefined) forward.push("--workers", String(values.workers));
     const summary = await alternateThreads({
       script: new URL(import.meta.url).pathname,
       args: forward,
@@ -93,7 +102,18 @@ await runTask(TASK, async ({ flags: values }) => {
   const trainRows = Array.from({ length: 8 }, () => randomRow(257));
   const trainBatch = collateLm(trainRows.map((t) => ({ tokens: t, lossMask: t.map(() => 1) })), 0);
   const opt = createAdamW(trainableVariables(model), { lr: 1e-3, weightDecay: 0.01 });
-  const tTrain = await median(async () => void await sftStep(model, opt, trainBatch, { maxGradNorm: 1e9 }), reps);
+  // with --workers: the batch as W micro-batches (8 / W rows each), their gradients computed at once
+  const workers = values.workers === undefined ? undefined : createGradientWorkers(values.workers);
+  const trainPieces = workers === undefined ? [trainBatch] : splitByTokens(
+    trainRows.map((t) => ({ tokens: t, lossMask: t.map(() => 1) })),
+    Math.ceil(8 / workers.size) * 257,
+  ).map((g) => collateLm(g, 0));
+  const tTrain = await median(
+    async () => void await sftStep(model, opt, trainPieces, { maxGradNorm: 1e9, workers }),
+    reps,
+  );
+  workers?.close();
+  if (workers !== undefined) trainPieces.forEach(disposeLmBatch);
   disposeLmBatch(trainBatch);
   opt.dispose();
 
@@ -122,6 +142,7 @@ await runTask(TASK, async ({ flags: values }) => {
   const result: Record<string, unknown> = {
     backend: values.backend,
     threads: values.backend === "wasm" ? wasmThreads() : null,
+    train_workers: values.workers ?? null,
     params: countParameters(config),
     train_tokens_per_s: (8 * 256) / tTrain,
     score_tokens_per_s: (32 * 256) / tScore,

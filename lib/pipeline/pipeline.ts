@@ -38,6 +38,7 @@ import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
+import { createGradientWorkers, sftWorkersFromEnv } from "../train/gradient_workers.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
@@ -357,38 +358,46 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     }
     const every = Math.max(10, Math.ceil(config.sft.steps / 5));
     let step = startStep;
-    while (step < config.sft.steps && !stop()) {
-      const end = Math.min(config.sft.steps, step + every);
-      await trainSft({
-        model: sft,
-        optimizer,
-        sequences,
-        config: config.sft,
-        seed: config.seed,
-        padId: data.tokenizer.padId,
-        startStep: step,
-        endStep: end,
-        shouldStop: stop,
-        onStep: async (r) => {
-          step = r.step + 1;
-          await log({
-            stage: "sft",
-            step: r.step,
-            "sft/loss": r.loss,
-            "sft/grad_norm": r.gradNorm,
-            "sft/lr": r.lr,
-            "sft/tokens": r.tokens,
-            "train/skipped": r.skipped ? 1 : 0,
-            "time/step": r.seconds,
-          });
-          progress({ stage: "sft", step: r.step + 1, total: config.sft.steps, info: { loss: r.loss } });
-        },
-      });
-      await saveCheckpoint(`${outDir}/sft`, {
-        models: { policy: sft },
-        optimizers: { policy: optimizer },
-        state: { step, done: step >= config.sft.steps, [DEMO_CONTEXTS_STATE]: longest },
-      });
+    // MEMPO_SFT_WORKERS: the steps' micro-batches on gradient workers, one core each (the same numbers)
+    const workerCount = sftWorkersFromEnv();
+    const workers = workerCount > 0 && step < config.sft.steps ? createGradientWorkers(workerCount) : undefined;
+    try {
+      while (step < config.sft.steps && !stop()) {
+        const end = Math.min(config.sft.steps, step + every);
+        await trainSft({
+          model: sft,
+          optimizer,
+          sequences,
+          config: config.sft,
+          seed: config.seed,
+          padId: data.tokenizer.padId,
+          startStep: step,
+          endStep: end,
+          shouldStop: stop,
+          workers,
+          onStep: async (r) => {
+            step = r.step + 1;
+            await log({
+              stage: "sft",
+              step: r.step,
+              "sft/loss": r.loss,
+              "sft/grad_norm": r.gradNorm,
+              "sft/lr": r.lr,
+              "sft/tokens": r.tokens,
+              "train/skipped": r.skipped ? 1 : 0,
+              "time/step": r.seconds,
+            });
+            progress({ stage: "sft", step: r.step + 1, total: config.sft.steps, info: { loss: r.loss } });
+          },
+        });
+        await saveCheckpoint(`${outDir}/sft`, {
+          models: { policy: sft },
+          optimizers: { policy: optimizer },
+          state: { step, done: step >= config.sft.steps, [DEMO_CONTEXTS_STATE]: longest },
+        });
+      }
+    } finally {
+      workers?.close();
     }
     optimizer.dispose();
     if (step < config.sft.steps) {

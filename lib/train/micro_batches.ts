@@ -75,24 +75,68 @@ export function accumulateGradients<P>(
   variables: readonly tf.Variable[],
   lossOf: (piece: P) => tf.Scalar,
 ): { grads: tf.NamedTensorMap; value: tf.Scalar } {
+  const sum = gradientSum();
+  for (const piece of pieces) sum.add(tf.variableGrads(() => lossOf(piece), variables as tf.Variable[]));
+  return sum.result();
+}
+
+/**
+ * Sums gradients (and loss values) already computed per piece, in the
+ * order given, as {@linkcode accumulateGradients} sums its own pieces, so the
+ * same pieces give the same bits however they were computed (on this thread
+ * or in gradient workers).
+ *
+ * ```text
+ * g = ((g_0 + g_1) + g_2) + …,   value = ((0 + v_0) + v_1) + …
+ * ```
+ *
+ * Source: gradient accumulation (as {@linkcode accumulateGradients}).
+ *
+ * @param pieces Per piece, its gradients by variable name and its loss value; consumed (disposed).
+ * @returns Summed gradients by variable name and the summed value; new tensors owned by the caller.
+ *
+ * @example
+ * ```ts
+ * import { tf } from "../tf.ts";
+ * import { assertAllClose } from "../testing/all_close.ts";
+ * import { sumGradients } from "./micro_batches.ts";
+ *
+ * const piece = (g: number, v: number) => ({ grads: { w: tf.scalar(g) }, value: tf.scalar(v) });
+ * const { grads, value } = sumGradients([piece(1, 2), piece(3, 4)]);
+ * assertAllClose(grads.w!, 4);
+ * assertAllClose(value, 6);
+ * tf.dispose([grads.w!, value]);
+ * ```
+ */
+export function sumGradients(
+  pieces: readonly { grads: tf.NamedTensorMap; value: tf.Scalar }[],
+): { grads: tf.NamedTensorMap; value: tf.Scalar } {
+  const sum = gradientSum();
+  for (const piece of pieces) sum.add(piece);
+  return sum.result();
+}
+
+/** The running sum of both: adds one piece (disposing it), then hands over the totals. */
+function gradientSum() {
   let grads: tf.NamedTensorMap = {};
   let value: tf.Scalar = tf.scalar(0);
-  for (const piece of pieces) {
-    const r = tf.variableGrads(() => lossOf(piece), variables as tf.Variable[]);
-    const next: tf.NamedTensorMap = {};
-    for (const [k, g] of Object.entries(r.grads)) {
-      const prev = grads[k];
-      next[k] = prev === undefined ? g : tf.add(prev, g);
-      if (prev !== undefined) {
-        prev.dispose();
-        g.dispose();
+  return {
+    add(r: { grads: tf.NamedTensorMap; value: tf.Scalar }): void {
+      const next: tf.NamedTensorMap = {};
+      for (const [k, g] of Object.entries(r.grads)) {
+        const prev = grads[k];
+        next[k] = prev === undefined ? g : tf.add(prev, g);
+        if (prev !== undefined) {
+          prev.dispose();
+          g.dispose();
+        }
       }
-    }
-    grads = next;
-    const v = tf.add(value, r.value) as tf.Scalar;
-    value.dispose();
-    r.value.dispose();
-    value = v;
-  }
-  return { grads, value };
+      grads = next;
+      const v = tf.add(value, r.value) as tf.Scalar;
+      value.dispose();
+      r.value.dispose();
+      value = v;
+    },
+    result: () => ({ grads, value }),
+  };
 }

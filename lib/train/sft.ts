@@ -10,7 +10,8 @@ import { type Model, trainableVariables } from "../model/params.ts";
 import { sequenceLogProbs } from "../model/score.ts";
 import type { AdamW } from "../optim/adamw.ts";
 import type { LmBatch } from "./collate.ts";
-import { accumulateGradients } from "./micro_batches.ts";
+import { accumulateGradients, sumGradients } from "./micro_batches.ts";
+import type { GradientWorkers } from "./gradient_workers.ts";
 
 /** Options of {@linkcode sftStep}. */
 export interface SftStepOptions {
@@ -18,6 +19,12 @@ export interface SftStepOptions {
   maxGradNorm?: number;
   /** Learning rate of this step (schedules). @default the optimizer's */
   lr?: number;
+  /**
+   * Gradient workers that compute the pieces' gradients at once, one core
+   * each (`createGradientWorkers`), when there are two pieces or more; the
+   * same numbers as without. @default none: this thread, piece by piece
+   */
+  workers?: GradientWorkers;
 }
 
 /** Result of {@linkcode sftStep} (host numbers: one read per step). */
@@ -75,14 +82,17 @@ export async function sftStep(
   batch: LmBatch | readonly LmBatch[],
   options: SftStepOptions = {},
 ): Promise<SftStepResult> {
-  const { maxGradNorm = 1, lr } = options;
+  const { maxGradNorm = 1, lr, workers } = options;
   const pieces = Array.isArray(batch) ? batch as readonly LmBatch[] : [batch as LmBatch];
   const numTokens = Math.max(1, pieces.reduce((a, b) => a + b.numTokens, 0));
-  const { value, grads } = accumulateGradients(
-    pieces,
-    trainableVariables(model),
-    (b) => tf.div(tf.neg(maskedSum(sequenceLogProbs(model, b.tokens, b.targets), b.mask)), numTokens) as tf.Scalar,
-  );
+  // one piece gains nothing from a worker (one core against this thread's pool)
+  const { value, grads } = workers !== undefined && pieces.length > 1
+    ? sumGradients(await workers.pieceGradients(model, pieces, numTokens))
+    : accumulateGradients(
+      pieces,
+      trainableVariables(model),
+      (b) => tf.div(tf.neg(maskedSum(sequenceLogProbs(model, b.tokens, b.targets), b.mask)), numTokens) as tf.Scalar,
+    );
   const clipped = clipByGlobalNorm(grads, maxGradNorm);
   const stats = tf.stack([value, clipped.norm]);
   const [loss = NaN, gradNorm = NaN] = await stats.data(); // async: GPU backends cannot read synchronously

@@ -11,6 +11,7 @@ import { collateLm, disposeLmBatch, type LmSequence } from "./collate.ts";
 import { cosineLr } from "../optim/schedule.ts";
 import { sftStep } from "./sft.ts";
 import { splitByTokens } from "./micro_batches.ts";
+import type { GradientWorkers } from "./gradient_workers.ts";
 import type { SftConfig } from "../config/experiment.ts";
 
 /** One logged SFT step. */
@@ -55,6 +56,8 @@ export interface TrainSftOptions {
   maxTokensPerMicroBatch?: number;
   /** Returns true to stop early (Ctrl-C). */
   shouldStop?: () => boolean;
+  /** Gradient workers for the steps' micro-batches (`sftStep`'s `workers`). @default none */
+  workers?: GradientWorkers;
 }
 
 /**
@@ -100,7 +103,7 @@ export async function trainSft(options: TrainSftOptions): Promise<SftLogRow[]> {
     const picked = Array.from({ length: config.batchSize }, () => sequences[rng.int(sequences.length)]!);
     const micro = splitByTokens(picked, options.maxTokensPerMicroBatch ?? 2048).map((g) => collateLm(g, padId));
     const lr = cosineLr(step, config.steps, config.lr, config.warmupSteps);
-    const r = await sftStep(model, optimizer, micro, { lr });
+    const r = await sftStep(model, optimizer, micro, { lr, workers: options.workers });
     const tokens = micro.reduce((a, b) => a + b.numTokens, 0);
     const row = { step, ...r, lr, tokens, seconds: (performance.now() - t0) / 1000 };
     micro.forEach(disposeLmBatch);

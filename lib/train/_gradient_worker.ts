@@ -1,0 +1,91 @@
+/// <reference lib="deno.worker" />
+/**
+ * The worker of {@link ./gradient_workers.ts}: a copy of the policy on the
+ * single-threaded wasm build that, for each job, takes the weights, computes
+ * the gradients of its micro-batches' SFT loss (`sftStep`'s, each piece over
+ * the step's token count) and posts them back. Modules load on the first
+ * message (a worker's static imports of the backend keep its message loop
+ * from starting under Deno).
+ *
+ * @module
+ */
+
+/** A micro-batch as arrays (`LmBatch`'s tensors read out). */
+export interface PieceData {
+  /** `[B, L]`. */
+  shape: [number, number];
+  /** Input ids. */
+  tokens: Int32Array;
+  /** Next-token ids. */
+  targets: Int32Array;
+  /** Loss mask. */
+  mask: Float32Array;
+}
+
+/** One job: the model's architecture, its weights, the pieces, the step's learned-token count. */
+export interface GradientJob {
+  /** The model's config (`Model.config`). */
+  config: unknown;
+  /** Every trainable variable's values, in `trainableVariables` order. */
+  weights: Float32Array[];
+  /** The micro-batches. */
+  pieces: PieceData[];
+  /** Learned tokens of the whole step (every piece's loss is over it). */
+  numTokens: number;
+}
+
+/** The answer: per piece, the gradients in variable order and the loss value. */
+export interface GradientResult {
+  /** Per piece. */
+  pieces: { grads: Float32Array[]; value: number }[];
+}
+
+type Scalar = import("@tensorflow/tfjs").Scalar;
+
+let ready: Promise<(job: GradientJob) => Promise<GradientResult>> | undefined;
+
+async function start(): Promise<(job: GradientJob) => Promise<GradientResult>> {
+  const { tf } = await import("../tf.ts");
+  const { setBackend } = await import("../backend/backend.ts");
+  const { createModel, trainableVariables } = await import("../model/params.ts");
+  const { sequenceLogProbs } = await import("../model/score.ts");
+  const { maskedSum } = await import("../tensor/masked.ts");
+  await setBackend("wasm", { threads: 1 });
+  let model: ReturnType<typeof createModel> | undefined;
+  return (job: GradientJob): Promise<GradientResult> => {
+    model ??= createModel(job.config as Parameters<typeof createModel>[0], { seed: 0 });
+    const variables = trainableVariables(model);
+    variables.forEach((v, i) => v.assign(tf.tensor(job.weights[i]!, v.shape, "float32")));
+    const pieces = job.pieces.map((p) => {
+      const tokens = tf.tensor2d(p.tokens, p.shape, "int32");
+      const targets = tf.tensor2d(p.targets, p.shape, "int32");
+      const mask = tf.tensor2d(p.mask, p.shape, "float32");
+      const { value, grads } = tf.variableGrads(
+        () => tf.div(tf.neg(maskedSum(sequenceLogProbs(model!, tokens, targets), mask)), job.numTokens) as Scalar,
+        variables,
+      );
+      const out = {
+        grads: variables.map((v) => new Float32Array(grads[v.name]!.dataSync() as Float32Array)),
+        value: value.dataSync()[0]!,
+      };
+      tf.dispose([tokens, targets, mask, value, Object.values(grads)]);
+      return out;
+    });
+    return Promise.resolve({ pieces });
+  };
+}
+
+self.onmessage = async (e: MessageEvent<GradientJob | "close">) => {
+  if (e.data === "close") {
+    self.close();
+    return;
+  }
+  try {
+    ready ??= start();
+    const run = await ready;
+    const result = await run(e.data);
+    self.postMessage({ ok: result });
+  } catch (err) {
+    self.postMessage({ error: (err as Error).stack ?? String(err) });
+  }
+};

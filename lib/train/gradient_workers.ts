@@ -1,0 +1,166 @@
+/**
+ * Data parallelism on one machine: a pool of Deno workers, each a copy of
+ * the policy on the single-threaded wasm build, that compute the gradients
+ * of an SFT step's micro-batches at once, one core each (every kernel, not
+ * only the GEMMs the threaded build spreads). The main thread posts the
+ * weights with each job, sums the pieces' gradients in their order, clips and
+ * steps the optimizer, so a step gives the same numbers as one thread
+ * summing the same pieces in turn (the builds agree to the bit).
+ *
+ * @module
+ */
+import { tf } from "../tf.ts";
+import { type Model, trainableVariables } from "../model/params.ts";
+import type { LmBatch } from "./collate.ts";
+import type { GradientJob, GradientResult, PieceData } from "./_gradient_worker.ts";
+import { UsageError } from "../errors.ts";
+
+/**
+ * How many gradient workers the SFT stage of `deno task train` uses:
+ * `MEMPO_SFT_WORKERS` (0 or unset: none, the steps on this thread).
+ *
+ * Source: this package (as `MEMPO_THREADS` for the backend's threads).
+ *
+ * @param value The variable's value (default: read from the environment).
+ * @returns The worker count, 0 for none; a `UsageError` naming the variable and value when it is not an integer ≥ 0.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sftWorkersFromEnv } from "./gradient_workers.ts";
+ *
+ * assert.equal(sftWorkersFromEnv(""), 0);
+ * assert.equal(sftWorkersFromEnv("2"), 2);
+ * assert.throws(() => sftWorkersFromEnv("two"), /MEMPO_SFT_WORKERS must be an integer ≥ 0, current value is "two"/);
+ * ```
+ */
+export function sftWorkersFromEnv(value?: string): number {
+  let raw = value;
+  if (raw === undefined) {
+    try {
+      raw = Deno.env.get("MEMPO_SFT_WORKERS");
+    } catch {
+      raw = undefined; // no env permission: none
+    }
+  }
+  if (raw === undefined || raw.trim() === "") return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new UsageError(`MEMPO_SFT_WORKERS must be an integer ≥ 0, current value is ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+/** A pool of gradient workers ({@linkcode createGradientWorkers}). */
+export interface GradientWorkers {
+  /** Workers in the pool. */
+  size: number;
+  /**
+   * The gradients and loss values of each piece, in piece order, the pieces
+   * dealt round-robin to the workers (one job per worker).
+   */
+  pieceGradients(
+    model: Model,
+    pieces: readonly LmBatch[],
+    numTokens: number,
+  ): Promise<{ grads: tf.NamedTensorMap; value: tf.Scalar }[]>;
+  /** Ends the workers (idempotent). */
+  close(): void;
+}
+
+/**
+ * Starts `size` gradient workers.
+ *
+ * ```text
+ * piece p → worker p mod W:   g_p = ∇ ( −Σ mask · log p(target) / numTokens ),  v_p = that loss
+ * step:                        g = ((g_0 + g_1) + g_2) + …   (the order accumulateGradients adds them)
+ * ```
+ *
+ * Source: data-parallel SGD (PyTorch DistributedDataParallel's gradient
+ * all-reduce), here one machine's cores; bench/data_parallel.ts measured what it buys.
+ *
+ * @param size Workers (≥ 1).
+ * @returns The pool; call `close()` when done (open workers keep the process alive).
+ *
+ * @example Two pieces on two workers give the gradients one thread gives
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tf } from "../tf.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { collateLm } from "./collate.ts";
+ * import { createGradientWorkers } from "./gradient_workers.ts";
+ *
+ * const model = createModel(modelPreset("tiny", 12), { seed: 1 });
+ * const pieces = [[1, 2, 3, 4], [5, 6, 7, 8, 9]].map((t) => collateLm([{ tokens: t, lossMask: t.map(() => 1) }], 0));
+ * const workers = createGradientWorkers(2);
+ * try {
+ *   const out = await workers.pieceGradients(model, pieces, 7);
+ *   assert.equal(out.length, 2);
+ *   assert.ok(out.every((p) => p.value.dataSync()[0]! > 0));
+ *   tf.dispose(out.flatMap((p) => [p.value, ...Object.values(p.grads)]));
+ * } finally {
+ *   workers.close();
+ * }
+ * tf.dispose(pieces.flatMap((p) => [p.tokens, p.targets, p.mask]));
+ * model.dispose();
+ * ```
+ */
+export function createGradientWorkers(size: number): GradientWorkers {
+  if (!Number.isInteger(size) || size < 1) {
+    throw new RangeError(`Cannot start gradient workers: size must be an integer ≥ 1, current value is ${size}`);
+  }
+  const url = new URL("./_gradient_worker.ts", import.meta.url).href;
+  const workers = Array.from({ length: size }, () => new Worker(url, { type: "module" }));
+  let closed = false;
+  const run = (worker: Worker, job: GradientJob) =>
+    new Promise<GradientResult>((resolve, reject) => {
+      worker.onmessage = (e: MessageEvent<{ ok?: GradientResult; error?: string }>) => {
+        if (e.data.ok !== undefined) resolve(e.data.ok);
+        else reject(new Error(`A gradient worker failed: ${e.data.error}`));
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        reject(new Error(`A gradient worker failed: ${e.message}`));
+      };
+      worker.postMessage(job);
+    });
+  return {
+    size,
+    async pieceGradients(model, pieces, numTokens) {
+      if (closed) throw new Error("Cannot compute gradients: the gradient workers are closed");
+      const variables = trainableVariables(model);
+      const weights = variables.map((v) => v.dataSync() as Float32Array);
+      const data: PieceData[] = pieces.map((p) => ({
+        shape: p.tokens.shape as [number, number],
+        tokens: p.tokens.dataSync() as Int32Array,
+        targets: p.targets.dataSync() as Int32Array,
+        mask: p.mask.dataSync() as Float32Array,
+      }));
+      const dealt = workers.map((_, w) => data.flatMap((d, i) => (i % size === w ? [{ d, i }] : [])));
+      const results = await Promise.all(
+        dealt.map((mine, w) =>
+          mine.length === 0
+            ? Promise.resolve({ pieces: [] })
+            : run(workers[w]!, { config: model.config, weights, pieces: mine.map((m) => m.d), numTokens })
+        ),
+      );
+      const out: { grads: tf.NamedTensorMap; value: tf.Scalar }[] = new Array(pieces.length);
+      dealt.forEach((mine, w) =>
+        mine.forEach(({ i }, j) => {
+          const r = results[w]!.pieces[j]!;
+          out[i] = {
+            grads: Object.fromEntries(variables.map((v, k) => [v.name, tf.tensor(r.grads[k]!, v.shape, "float32")])),
+            value: tf.scalar(r.value, "float32"),
+          };
+        })
+      );
+      return out;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const w of workers) w.terminate();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { tf } from "../../lib/tf.ts";
+import { setBackend } from "../../lib/backend/backend.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { createModel, trainableVariables } from "../../lib/model/params.ts";
+import { createAdamW } from "../../lib/optim/adamw.ts";
+import { collateLm, disposeLmBatch } from "../../lib/train/collate.ts";
+import { splitByTokens } from "../../lib/train/micro_batches.ts";
+import { sftStep } from "../../lib/train/sft.ts";
+import { createGradientWorkers } from "../../lib/train/gradient_workers.ts";
+import { createRng } from "../../lib/random.ts";
+
+await setBackend("wasm");
+
+Deno.test("sftStep() with 2 gradient workers: the same losses, gradient norms and weights, to the bit, as on this thread", async () => {
+  const rng = createRng(3);
+  const sequences = Array.from({ length: 12 }, () => {
+    const tokens = Array.from({ length: 6 + rng.int(30) }, () => 1 + rng.int(40));
+    return { tokens, lossMask: tokens.map((_, i) => (i > 2 ? 1 : 0)) };
+  });
+  const run = async (workers?: ReturnType<typeof createGradientWorkers>) => {
+    const model = createModel(modelPreset("tiny", 48), { seed: 5 });
+    const opt = createAdamW(trainableVariables(model), { lr: 1e-2 });
+    const log: number[] = [];
+    for (let step = 0; step < 4; step++) {
+      // three micro-batches a step (shortest first, as trainSft splits them)
+      const micro = splitByTokens(sequences.slice(step * 3, step * 3 + 9), 48).map((g) => collateLm(g, 0));
+      assert.ok(micro.length >= 2, `${micro.length} micro-batches`);
+      const r = await sftStep(model, opt, micro, { workers });
+      log.push(r.loss, r.gradNorm);
+      micro.forEach(disposeLmBatch);
+    }
+    const weights = trainableVariables(model).map((v) => Array.from(v.dataSync()));
+    opt.dispose();
+    model.dispose();
+    return { log, weights };
+  };
+  const before = tf.memory().numTensors;
+  const alone = await run();
+  const workers = createGradientWorkers(2);
+  try {
+    const parallel = await run(workers);
+    assert.deepEqual(parallel.log, alone.log);
+    assert.deepEqual(parallel.weights, alone.weights);
+    assert.ok(alone.log[0]! > alone.log.at(-2)!, "the steps learn");
+  } finally {
+    workers.close();
+  }
+  assert.equal(tf.memory().numTensors, before, "no tensor left behind");
+  const model = createModel(modelPreset("tiny", 8), { seed: 0 });
+  await assert.rejects(workers.pieceGradients(model, [], 1), /the gradient workers are closed/);
+  model.dispose();
+  assert.throws(() => createGradientWorkers(0), /size must be an integer ≥ 1, current value is 0/);
+});
+
+Deno.test("trainSft() with gradient workers logs the same steps as without (two micro-batches a step)", async () => {
+  const { trainSft } = await import("../../lib/train/sft_trainer.ts");
+  const { resolveConfig } = await import("../../lib/config/experiment.ts");
+  const rng = createRng(9);
+  const sequences = Array.from({ length: 40 }, () => {
+    const tokens = Array.from({ length: 10 + rng.int(20) }, () => 1 + rng.int(40));
+    return { tokens, lossMask: tokens.map(() => 1) };
+  });
+  const config = { ...resolveConfig("quick", {}).sft, steps: 3, batchSize: 6, warmupSteps: 1 };
+  const run = async (workers?: ReturnType<typeof createGradientWorkers>) => {
+    const model = createModel(modelPreset("tiny", 48), { seed: 2 });
+    const optimizer = createAdamW(trainableVariables(model), { lr: 1e-2 });
+    const rows = await trainSft({
+      model,
+      optimizer,
+      sequences,
+      config,
+      seed: 4,
+      padId: 0,
+      maxTokensPerMicroBatch: 64,
+      workers,
+    });
+    optimizer.dispose();
+    model.dispose();
+    return rows.map((r) => [r.loss, r.gradNorm, r.tokens]);
+  };
+  const workers = createGradientWorkers(2);
+  try {
+    assert.deepEqual(await run(workers), await run());
+  } finally {
+    workers.close();
+  }
+});
