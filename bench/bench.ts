@@ -108,11 +108,12 @@ await runTask(TASK, async ({ flags: values }) => {
     trainRows.map((t) => ({ tokens: t, lossMask: t.map(() => 1) })),
     Math.ceil(8 / workers.size) * 257,
   ).map((g) => collateLm(g, 0));
-  const tTrain = await median(
-    async () => void await sftStep(model, opt, trainPieces, { maxGradNorm: 1e9, workers }),
-    reps,
-  );
-  workers?.close();
+  let tTrain: number;
+  try {
+    tTrain = await median(async () => void await sftStep(model, opt, trainPieces, { maxGradNorm: 1e9, workers }), reps);
+  } finally {
+    workers?.close(); // open workers keep the process alive
+  }
   if (workers !== undefined) trainPieces.forEach(disposeLmBatch);
   disposeLmBatch(trainBatch);
   opt.dispose();

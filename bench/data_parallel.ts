@@ -1,4 +1,4 @@
-// `deno run -A bench/data_parallel.ts [--rounds K] [--workers W] [--reps N]`: what data parallelism over Deno
+// `deno run -A bench/data_parallel.ts [--rounds K] [--workers W] [--reps N] [--no-torch]`: what data parallelism over Deno
 // workers would buy on this machine, before it is built. Each round times the bench's train step (batch 8 × 256)
 // and scoring (32 × 256) three ways, in turn: in this process on the wasm backend's threads (today's path: only 2-D
 // GEMMs reach the thread pool), in W workers at once on the single-threaded build with 1/W of the batch each (every
@@ -6,16 +6,9 @@
 // The workers' figure is an upper bound of a real implementation: it leaves out the gradient all-reduce, whose copy
 // it times separately (every trainable variable read out once). Prints medians over rounds; one JSON line on stdout.
 import { parseArgs } from "node:util";
-import { tf } from "../lib/tf.ts";
 import { setBackend, wasmThreads } from "../lib/backend/backend.ts";
-import { modelPreset } from "../lib/model/config.ts";
-import { createModel, trainableVariables } from "../lib/model/params.ts";
-import { createAdamW } from "../lib/optim/adamw.ts";
-import { collateLm, disposeLmBatch } from "../lib/train/collate.ts";
-import { sftStep } from "../lib/train/sft.ts";
-import { sequenceLogProbs } from "../lib/model/score.ts";
-import { disposeFusedWeights, fuseWeights } from "../lib/model/transformer.ts";
 import { createRng } from "../lib/random.ts";
+import { timedWorkload } from "./_timed_workload.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -23,7 +16,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     workers: { type: "string", default: "2" },
     reps: { type: "string", default: "5" },
-    torch: { type: "boolean", default: true },
+    "no-torch": { type: "boolean", default: false },
   },
 });
 const [rounds, workers, reps] = [values.rounds, values.workers, values.reps].map(Number) as [number, number, number];
@@ -35,35 +28,7 @@ const batches = { train: Array.from({ length: 8 }, () => row(257)), score: Array
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function inProcess(workload: "train" | "score"): Promise<number> {
-  const model = createModel(modelPreset("bench", V), { seed: 0 });
-  const rows = batches[workload];
-  const times: number[] = [];
-  if (workload === "train") {
-    const batch = collateLm(rows.map((t) => ({ tokens: t, lossMask: t.map(() => 1) })), 0);
-    const opt = createAdamW(trainableVariables(model), { lr: 1e-3, weightDecay: 0.01 });
-    for (let i = 0; i <= reps; i++) {
-      const t0 = performance.now();
-      await sftStep(model, opt, batch, { maxGradNorm: 1e9 });
-      if (i > 0) times.push(performance.now() - t0);
-    }
-    disposeLmBatch(batch);
-    opt.dispose();
-  } else {
-    const x = tf.tensor2d(rows.map((r) => r.slice(0, -1)), undefined, "int32");
-    const y = tf.tensor2d(rows.map((r) => r.slice(1)), undefined, "int32");
-    for (let i = 0; i <= reps; i++) {
-      const t0 = performance.now();
-      const fused = fuseWeights(model);
-      const lp = sequenceLogProbs(model, x, y, 1, fused);
-      await lp.data();
-      lp.dispose();
-      disposeFusedWeights(fused);
-      if (i > 0) times.push(performance.now() - t0);
-    }
-    tf.dispose([x, y]);
-  }
-  model.dispose();
-  return median(times);
+  return median((await timedWorkload(workload, batches[workload], reps, V)).times);
 }
 
 async function inWorkers(workload: "train" | "score"): Promise<{ stepMs: number; exchangeMs: number }> {
@@ -94,7 +59,7 @@ async function inWorkers(workload: "train" | "score"): Promise<{ stepMs: number;
 }
 
 async function torchRates(): Promise<Record<string, number> | null> {
-  if (!values.torch) return null;
+  if (values["no-torch"]) return null;
   const script = new URL("../../shared/bench/torch_ref.py", import.meta.url).pathname;
   try {
     const out = await new Deno.Command("/usr/bin/python3", { args: [script], stderr: "piped" }).output();

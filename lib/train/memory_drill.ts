@@ -179,25 +179,28 @@ export function memoryDrillSequences(
     const [head, ...rest] = open.slice(0, k);
     const relation = draw(rng, RELATION_WORDS);
     const found = open[k]!; // a name not in the list
-    const restItems = rest.map((name, i) => relations ? [name, ...paths[i + 1]!.path].join(" ") : name);
-    // a subject, or a 2-hop head after its first hop (with relations: always its one relation left)
-    const shown = !relations && rng.int(2) === 0 ? head! : `${head} ${relation}`;
-    const previous = memory([shown, ...restItems], answers);
+    // a subject, or a 2-hop head after its first hop
+    const shown = rng.int(2) === 0 ? head! : `${head} ${relation}`;
     const docs = [`${head} ${relation} ${found} .`, fact(), fact()];
     for (let i = docs.length - 1; i > 0; i--) {
       const j = rng.int(i + 1);
       [docs[i], docs[j]] = [docs[j]!, docs[i]!];
     }
-    const info = `<information>${docs.map((d, i) => `[Doc ${i + 1}] ${d}`).join("\n")}</information>`;
-    const context = [
-      ...template.turnPrefix,
-      ...ids(`${previous} </mem> <think> ${head} ${relation} </think> <search> ${head} ${relation} </search>`),
-      ...template.turnEnd,
-      ...template.toolMessage(info),
-      ...template.turnPrefix,
-    ];
-    const after = [...answers, found];
-    return sequence(context, `${memory(restItems, after)} </mem>${relations ? action(restItems, after) : ""}`);
+    const context = popContext([], memory([shown, ...rest], answers), head!, relation, docs);
+    return sequence(context, `${memory(rest, [...answers, found])} </mem>`);
+
+    /** The memory context of a pop: the header (if any), the previous turn searching `head relation`, its information. */
+    function popContext(header: number[], previous: string, head: string, relation: string, docs: string[]): number[] {
+      const info = `<information>${docs.map((d, i) => `[Doc ${i + 1}] ${d}`).join("\n")}</information>`;
+      return [
+        ...header,
+        ...template.turnPrefix,
+        ...ids(`${previous} </mem> <think> ${head} ${relation} </think> <search> ${head} ${relation} </search>`),
+        ...template.turnEnd,
+        ...template.toolMessage(info),
+        ...template.turnPrefix,
+      ];
+    }
 
     // a pop as the relations-style episodes have it: a question of n objectives, m = n − k of them answered and k
     // open, in the memory context (the question, the previous turn, its information); the information lists the
@@ -219,15 +222,7 @@ export function memoryDrillSequences(
         `${head} ${relation} ${found} .`,
         ...[0, 1].map(() => `${draw(rng, names)} ${draw(rng, RELATION_WORDS)} ${head} .`),
       ];
-      const info = `<information>${docs.map((d, i) => `[Doc ${i + 1}] ${d}`).join("\n")}</information>`;
-      const context = [
-        ...template.header(question),
-        ...template.turnPrefix,
-        ...ids(`${previous} </mem> <think> ${head} ${relation} </think> <search> ${head} ${relation} </search>`),
-        ...template.turnEnd,
-        ...template.toolMessage(info),
-        ...template.turnPrefix,
-      ];
+      const context = popContext(template.header(question), previous, head, relation, docs);
       const after = [...done, found];
       return sequence(context, `${memory(rest, after)} </mem>${action(rest, after)}`);
     }
