@@ -21,7 +21,7 @@ import type { GroupStd } from "../advantage/grpo.ts";
 import { worldSizes } from "../env/world.ts";
 import { testSubjectCount } from "../env/questions.ts";
 import { UsageError } from "../errors.ts";
-import { isStateMemory, MEMORY_FORMATS, type MemoryFormat } from "../env/teacher.ts";
+import { MEMORY_FORMATS, type MemoryFormat } from "../env/teacher.ts";
 
 // Each helper carries the house's message ("must be an integer ≥ 1"), shown as `<field> <message>, current value is <v>`.
 const int = (min: number) => {
@@ -124,7 +124,9 @@ export const SFT_CONFIG_SCHEMA = section({
   teacherMemory: oneOf(MEMORY_FORMATS).optional().meta({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
       "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +
-      "state (the same with each open objective as its subject alone) or slots (numbered slots of the facts read).",
+      "state (the same with each open objective as its subject alone), state-stack (the answers, then the " +
+      "objectives still open with the one being resolved last, next to </mem>; resolved from the last objective) " +
+      "or slots (numbered slots of the facts read).",
     unset: DEFAULT_TEACHER_MEMORY,
   }),
 });
@@ -635,9 +637,10 @@ export function validateConfig(c: unknown): ExperimentConfig {
       );
     }
   }
-  if ((config.sft.drillMix ?? 0) > 0 && !isStateMemory(teacherMemory(config))) {
+  if ((config.sft.drillMix ?? 0) > 0 && !["state-relations", "state"].includes(teacherMemory(config))) {
     fail(
-      `sft.drillMix > 0 needs a state memory (sft.teacherMemory "state-relations" or "state"): the memory drills ` +
+      `sft.drillMix > 0 needs a state memory with the open objectives first (sft.teacherMemory ` +
+        `"state-relations" or "state"): the memory drills ` +
         `are its list operations; current values are sft.drillMix ${config.sft.drillMix}, ` +
         `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
     );

@@ -14,7 +14,7 @@ import type { QaRecord } from "../data/dataset.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { type Hits, probeHits, teacherForcedHits } from "./teacher_forced.ts";
 import { STEP_KINDS, type StepAccuracy, stepCells, stepPositions } from "./step_diagnostic.ts";
-import { isStateMemory, type MemoryFormat } from "../env/teacher.ts";
+import { isStateMemory, type MemoryFormat, stateLayout } from "../env/teacher.ts";
 import { teacherDemonstrations } from "../train/demos.ts";
 import type { AgentSpec } from "../eval/evaluate.ts";
 import { DEFAULT_TEACHER_MEMORY } from "../config/experiment.ts";
@@ -483,10 +483,12 @@ export async function copyDiagnostics(
         );
       }
       // one teacher-forced pass scores both probes: the (tag, kind) cells and, for a state memory, its steps
-      const state = isStateMemory(options.memory ?? DEFAULT_TEACHER_MEMORY);
+      const format = options.memory ?? DEFAULT_TEACHER_MEMORY;
+      const state = isStateMemory(format);
+      const { stack } = stateLayout(format);
       const hits = await probeHits(model, data.tokenizer, turns.get(maxPositions)!, {
         copy: (s) => copyKeys(data.tokenizer, names, s),
-        steps: (s) => (state ? stepPositions(data.tokenizer, s) : []),
+        steps: (s) => (state ? stepPositions(data.tokenizer, s, { stack }) : []),
       });
       diagnostic.agents[name] = copyCells(hits.copy);
       if (state) {

@@ -50,6 +50,7 @@ export interface StepAccuracy {
  *
  * @param tokenizer The tokenizer.
  * @param sequence A teacher turn sequence (context, then the turn with loss mask 1).
+ * @param options `stack`: the memory is `"state-stack"`'s (answers first, the head last). @default false
  * @returns `[position, step]` pairs.
  *
  * @example
@@ -69,7 +70,11 @@ export interface StepAccuracy {
  * ]);
  * ```
  */
-export function stepPositions(tokenizer: Tokenizer, sequence: LmSequence): [number, StepKind][] {
+export function stepPositions(
+  tokenizer: Tokenizer,
+  sequence: LmSequence,
+  options: { stack?: boolean } = {},
+): [number, StepKind][] {
   const words = sequence.tokens.map((id) => tokenizer.tokens[id] ?? "");
   const out: [number, StepKind][] = [];
   // one learned span per turn (a full-history sequence packs several)
@@ -77,45 +82,65 @@ export function stepPositions(tokenizer: Tokenizer, sequence: LmSequence): [numb
     if (sequence.lossMask[first] !== 1 || (first > 0 && sequence.lossMask[first - 1] === 1)) continue;
     let last = first;
     while (last + 1 < words.length && sequence.lossMask[last + 1] === 1) last++;
-    labelTurn(words, first, last + 1, out);
+    labelTurn(words, first, last + 1, options.stack ?? false, out);
   }
   return out;
 }
 
 /** Labels one turn's learned tokens `[first, end)`; the previous memory is the last one closed before `first`. */
-function labelTurn(words: readonly string[], first: number, end: number, out: [number, StepKind][]): void {
+function labelTurn(
+  words: readonly string[],
+  first: number,
+  end: number,
+  stack: boolean,
+  out: [number, StepKind][],
+): void {
   let previous: StateMemory | undefined;
   const close = words.lastIndexOf("</mem>", first - 1);
   if (close >= 0) {
     const open = words.lastIndexOf("<mem>", close);
-    if (open >= 0) previous = parseStateMemory(words.slice(open + 1, close));
+    if (open >= 0) previous = parseStateMemory(words.slice(open + 1, close), { stack });
   }
   const closeMem = words.indexOf("</mem>", first);
   const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
-  const current = parseStateMemory(words.slice(first, memEnd));
-  // the head was rewritten (a first hop read) when the open list kept its length; a pop shortens it
+  const current = parseStateMemory(words.slice(first, memEnd), { stack });
+  // the head (first open item, last on the stack) was rewritten (a first hop read) when the open list kept its
+  // length; a pop shortens it and writes the head's answer (last, first on the stack)
   const rewritten = previous !== undefined && previous.open.length > 0 &&
     current.open.length === previous.open.length;
+  const head = stack ? current.open.length - 1 : 0;
+  const fresh = current.answers.length - (previous?.answers.length ?? 0);
   // walk the memory's words in parseStateMemory's reading: `;` and `|` are separators
   let i = first;
   const separators = () => {
     while (i < memEnd && (words[i] === ";" || words[i] === "|")) out.push([i++, "separators"]);
   };
-  current.open.forEach((item, j) => {
-    const step: StepKind = previous === undefined
-      ? "open from question"
-      : j === 0 && rewritten
-      ? "open next hop"
-      : "open carried";
-    for (let n = 0; n < item.length; n++, i++) {
+  const openItems = () =>
+    current.open.forEach((item, j) => {
+      const step: StepKind = previous === undefined
+        ? "open from question"
+        : j === head && rewritten
+        ? "open next hop"
+        : "open carried";
+      for (let n = 0; n < item.length; n++, i++) {
+        separators();
+        out.push([i, step]);
+      }
+    });
+  const answers = () =>
+    current.answers.forEach((_, j) => {
+      const appended = previous === undefined ||
+        (stack ? j < fresh : j >= current.answers.length - fresh);
       separators();
-      out.push([i, step]);
-    }
-  });
-  current.answers.forEach((_, j) => {
-    separators();
-    out.push([i++, previous !== undefined && j < previous.answers.length ? "answers carried" : "answer appended"]);
-  });
+      out.push([i++, appended ? "answer appended" : "answers carried"]);
+    });
+  if (stack) {
+    answers();
+    openItems();
+  } else {
+    openItems();
+    answers();
+  }
   separators();
   // think, search, final answer: their contents
   let tag: string | undefined;
@@ -143,6 +168,7 @@ function labelTurn(words: readonly string[], first: number, end: number, out: [n
  * @param model The policy.
  * @param tokenizer The tokenizer.
  * @param sequences Teacher turns (state memory format).
+ * @param options `stack`: the memory is `"state-stack"`'s ({@linkcode stepPositions}). @default false
  * @returns One entry per step present, in {@linkcode STEP_KINDS} order.
  *
  * @example
@@ -165,11 +191,12 @@ export async function stepAccuracy(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
+  options: { stack?: boolean } = {},
 ): Promise<StepAccuracy[]> {
   const hits = await teacherForcedHits(
     model,
     tokenizer,
-    sequences.map((s) => ({ s, keys: stepPositions(tokenizer, s) })),
+    sequences.map((s) => ({ s, keys: stepPositions(tokenizer, s, options) })),
   );
   return stepCells(hits);
 }

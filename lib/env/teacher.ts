@@ -3,7 +3,9 @@
  * one search per hop, then the answer from memory. Its memory is either the
  * agent's whole state (`memory: "state-relations"`, the default, or
  * `"state"`: the objectives still open, then the answers found, so every
- * turn does the same work whatever the number of objectives) or numbered
+ * turn does the same work whatever the number of objectives; or
+ * `"state-stack"`: the answers, then the objectives still open with the one
+ * being resolved last, next to `</mem>`) or numbered
  * slots of the facts read (`memory: "slots"`, the earlier format). With `dropProbability > 0` it
  * forgets earlier answers (default 0.3), so an SFT policy imitating it leaves
  * room for MemPO's memory advantage.
@@ -19,33 +21,58 @@ import { RELATIONS } from "./world.ts";
 /**
  * The teacher's memory: the agent's whole state with each open objective as
  * its subject (`"state"`) or with its relations and `;` between items
- * (`"state-relations"`, {@linkcode stateTeacherTurn}), or numbered slots of
- * the facts read (`"slots"`, {@linkcode teacherTurn}).
+ * (`"state-relations"`, {@linkcode stateTeacherTurn}), the same with the
+ * answers first and the objective being resolved last (`"state-stack"`), or
+ * numbered slots of the facts read (`"slots"`, {@linkcode teacherTurn}).
  */
 export type MemoryFormat = typeof MEMORY_FORMATS[number];
 
 /** The memory formats ({@linkcode MemoryFormat}). */
-export const MEMORY_FORMATS = ["state", "state-relations", "slots"] as const;
+export const MEMORY_FORMATS = ["state", "state-relations", "state-stack", "slots"] as const;
 
 /**
- * Whether a memory format is a state memory (the objectives still open, then
+ * Whether a memory format is a state memory (the objectives still open and
  * the answers found), read by {@linkcode parseStateMemory}.
  *
  * Source: this package (the formats of {@linkcode stateTeacherTurn}).
  *
  * @param format The format.
- * @returns True for `"state"` and `"state-relations"`.
+ * @returns True for `"state"`, `"state-relations"` and `"state-stack"`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { isStateMemory } from "./teacher.ts";
  *
- * assert.deepEqual([isStateMemory("state"), isStateMemory("state-relations"), isStateMemory("slots")], [true, true, false]);
+ * assert.deepEqual(["state", "state-relations", "state-stack", "slots"].map((f) => isStateMemory(f as never)), [true, true, true, false]);
  * ```
  */
 export function isStateMemory(format: MemoryFormat): boolean {
-  return format === "state" || format === "state-relations";
+  return format !== "slots";
+}
+
+/**
+ * The layout of a state memory format: the stack (`"state-stack"`) writes
+ * the answers first and the open objectives after `|`, the one being
+ * resolved last; the others write the open objectives first (the one being
+ * resolved first), then `|`, then the answers.
+ *
+ * Source: this package (the formats of {@linkcode stateTeacherTurn}).
+ *
+ * @param format A state memory format.
+ * @returns The options of {@linkcode stateTeacherTurn} and {@linkcode parseStateMemory} that write and read it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stateLayout } from "./teacher.ts";
+ *
+ * assert.deepEqual(stateLayout("state-stack"), { relations: true, stack: true });
+ * assert.deepEqual(stateLayout("state"), { relations: false, stack: false });
+ * ```
+ */
+export function stateLayout(format: MemoryFormat): { relations: boolean; stack: boolean } {
+  return { relations: format === "state-relations" || format === "state-stack", stack: format === "state-stack" };
 }
 
 /** Options of {@linkcode createTeacher}. */
@@ -69,16 +96,20 @@ interface PlanStep {
 }
 
 /**
- * The plan both teachers follow (one search per hop of every objective in
- * order, then the answer) at turn `turn`: every step, the steps done before
- * it (the facts read), and the objective the latest search read for, which is
- * still "fresh" (kept this turn even if dropped). Null past the plan's end.
+ * The plan the teachers follow (one search per hop of every objective in
+ * order, or from the last objective to the first with `reverse`, then the
+ * answer) at turn `turn`: every step, the steps done before it (the facts
+ * read), and the objective the latest search read for, which is still
+ * "fresh" (kept this turn even if dropped). Null past the plan's end.
  */
 function planTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
+  reverse = false,
 ): { steps: PlanStep[]; done: PlanStep[]; fresh: number | undefined } | null {
-  const steps = subQuestions.flatMap((q, i) => q.hops.map((hop, j) => ({ i, j, hop })));
+  const order = subQuestions.map((q, i) => ({ q, i }));
+  if (reverse) order.reverse();
+  const steps = order.flatMap(({ q, i }) => q.hops.map((hop, j) => ({ i, j, hop })));
   if (turn > steps.length) return null;
   const done = steps.slice(0, turn);
   return { steps, done, fresh: done.at(-1)?.i };
@@ -100,17 +131,20 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  * the open list, where a relation word belongs to the item before it and any
  * other word starts an item; the words after `|` are the answers. The `;`
  * between items (`"state-relations"`) is skipped. A memory without `|` is all
- * open items.
+ * open items. With `stack` (`"state-stack"`) the two sides trade places: the
+ * answers before `|`, the open items after it.
  *
  * ```text
  * "olvan born vunom | kalmar tesla"              →  open [[olvan, born], [vunom]], answers [kalmar, tesla]
  * "olvan born ; vunom founder born | kalmar"     →  open [[olvan, born], [vunom, founder, born]], answers [kalmar]
+ * "kalmar | zorbex born ; olvan born"  (stack)   →  open [[zorbex, born], [olvan, born]], answers [kalmar]
  * ```
  *
  * Source: this package (the inverse of {@linkcode stateTeacherTurn}'s memory).
  *
  * @param memory The memory's text, or its words (tokens between `<mem>` and `</mem>`).
- * @returns The open items and the answers.
+ * @param options `stack`: the answers first ({@linkcode stateLayout}). @default false
+ * @returns The open items and the answers, each in the memory's order.
  *
  * @example
  * ```ts
@@ -125,15 +159,23 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  * });
  * ```
  */
-export function parseStateMemory(memory: string | readonly string[]): StateMemory {
+export function parseStateMemory(
+  memory: string | readonly string[],
+  options: { stack?: boolean } = {},
+): StateMemory {
   const words = (typeof memory === "string" ? memory.split(/\s+/) : memory).filter((w) => w !== "" && w !== ";");
   const bar = words.indexOf("|");
+  const [openWords, answers] = bar < 0
+    ? [words, []]
+    : options.stack
+    ? [words.slice(bar + 1), words.slice(0, bar)]
+    : [words.slice(0, bar), words.slice(bar + 1)];
   const open: string[][] = [];
-  for (const w of bar < 0 ? words : words.slice(0, bar)) {
+  for (const w of openWords) {
     if (RELATION_WORDS.has(w) && open.length > 0) open.at(-1)!.push(w); // a relation left of the item before
     else open.push([w]);
   }
-  return { open, answers: bar < 0 ? [] : words.slice(bar + 1) };
+  return { open, answers: [...answers] };
 }
 
 /**
@@ -183,6 +225,22 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * made to remove that, and measured worse at the same recipe (EM 0.03 against
  * 0.44 at 2 objectives: docs/research/paper_regime.md).
  *
+ * With `stack: true` as well (`sft.teacherMemory: "state-stack"`) the plan
+ * runs from the last objective to the first, and the memory is the answers
+ * found (in the question's order), `|`, then the objectives still open (in
+ * the question's order): the one being resolved is the last item, next to
+ * `</mem>`, so the think copies the words just before it, a few positions
+ * back whatever the number of objectives (in the other layouts the head sits
+ * at the memory's start, as far back as the memory is long), and a pop
+ * drops the last item and writes its answer first:
+ *
+ * ```text
+ * <mem> | zorbex born ; vunom founder born </mem> <think> vunom founder </think> <search> vunom founder </search>
+ * <mem> | zorbex born ; olvan born </mem> <think> olvan born </think> <search> olvan born </search>
+ * <mem> tesla | zorbex born </mem> <think> zorbex born </think> <search> zorbex born </search>
+ * <mem> kalmar ; tesla | </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
+ * ```
+ *
  * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state that
  * carries the task as well as what was found; MemPO's `<mem>` turn format;
  * induction heads (Olsson et al. 2022) for why every copied word is unique.
@@ -190,7 +248,8 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * @param subQuestions The question's objectives.
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are forgotten once earlier.
- * @param options `relations`: each open objective with the relations left, `;` between items. @default false
+ * @param options `relations`: each open objective with the relations left, `;` between items; `stack`: the
+ *   answers first and the plan from the last objective ({@linkcode stateLayout}). @default both false
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -202,16 +261,18 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * assert.deepEqual(stateTeacherTurn(q, 0, new Set()), { mem: "zorbex |", think: "zorbex born", action: "search", content: "zorbex born" });
  * assert.deepEqual(stateTeacherTurn(q, 1, new Set()), { mem: "| kalmar", think: "answer", action: "answer", content: "kalmar" });
  * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true })?.mem, "zorbex born |");
+ * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true, stack: true })?.mem, "| zorbex born");
  * ```
  */
 export function stateTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
-  options: { relations?: boolean } = {},
+  options: { relations?: boolean; stack?: boolean } = {},
 ): TeacherTurn | null {
   const relations = options.relations ?? false;
-  const plan = planTurn(subQuestions, turn);
+  const stack = options.stack ?? false;
+  const plan = planTurn(subQuestions, turn, stack);
   if (plan === null) return null;
   const { steps, done, fresh } = plan;
   const open: string[] = [];
@@ -224,7 +285,8 @@ export function stateTeacherTurn(
     } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
   });
   const sep = relations ? " ; " : " ";
-  const mem = [open.join(sep), "|", found.join(sep)].filter((p) => p !== "").join(" ");
+  const sides = stack ? [found.join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];
+  const mem = sides.filter((p) => p !== "").join(" ");
   if (turn === steps.length) return { mem, think: "answer", action: "answer", content: found.join(" ; ") };
   const { hop } = steps[turn]!;
   return { mem, think: `${hop.entity} ${hop.relation}`, action: "search", content: `${hop.entity} ${hop.relation}` };
@@ -383,7 +445,7 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
   const turnOf = memory === "slots"
     ? teacherTurn
     : (subs: readonly SubQuestion[], turn: number, dropped: ReadonlySet<number>) =>
-      stateTeacherTurn(subs, turn, dropped, { relations: memory === "state-relations" });
+      stateTeacherTurn(subs, turn, dropped, stateLayout(memory));
   if (!(dropProbability >= 0 && dropProbability <= 1)) {
     throw new RangeError(`Invalid teacher: dropProbability must be in [0, 1], current value is ${dropProbability}`);
   }

@@ -255,6 +255,14 @@ Deno.test("validateConfig(): memory drills only with a state memory, whose list 
   for (const teacherMemory of ["state", "state-relations"] as const) {
     assert.equal(resolveConfig("default", { sft: { drillMix: 0.25, teacherMemory } }).sft.drillMix, 0.25);
   }
+  // the drills write the open objectives first: not the stack's layout
+  assert.throws(
+    () => resolveConfig("default", { sft: { drillMix: 0.25, teacherMemory: "state-stack" } }),
+    (e: Error) =>
+      e instanceof UsageError &&
+      /needs a state memory with the open objectives first .*sft\.drillMix 0\.25, sft\.teacherMemory "state-stack"$/
+        .test(e.message),
+  );
   assert.equal(
     resolveConfig("default", { ...slots, sft: { ...slots.sft, drillMix: 0 } }).sft.drillMix,
     0,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
+import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
 import { teacherDemonstrations } from "../../lib/train/demos.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel } from "../../lib/model/params.ts";
@@ -15,7 +16,7 @@ await buildData(dir, 8, {
   markers: false,
 });
 const data = await loadData(dir);
-const demos = (memory: "state" | "state-relations") =>
+const demos = (memory: "state" | "state-relations" | "state-stack") =>
   teacherDemonstrations(data, {
     count: 5,
     dropProbability: 0,
@@ -27,12 +28,13 @@ const demos = (memory: "state" | "state-relations") =>
   });
 const { sequences, episodes } = await demos("state");
 
-for (const memory of ["state", "state-relations"] as const) {
+for (const memory of ["state", "state-relations", "state-stack"] as const) {
   Deno.test(`stepPositions(): each step of the ${memory} memory's operation, counted on teacher episodes of 3 objectives`, async () => {
     const { sequences, episodes } = await demos(memory);
+    const stack = memory === "state-stack";
     const counts = new Map<string, number>();
     for (const s of sequences) {
-      for (const [, step] of stepPositions(data.tokenizer, s)) counts.set(step, (counts.get(step) ?? 0) + 1);
+      for (const [, step] of stepPositions(data.tokenizer, s, { stack })) counts.set(step, (counts.get(step) ?? 0) + 1);
     }
     const subs = episodes.map((e) => e.task.subQuestions!);
     const hops = subs.map((qs) => qs.reduce((n, q) => n + q.hops.length, 0));
@@ -65,7 +67,9 @@ for (const memory of ["state", "state-relations"] as const) {
     }
     // answers carried: every turn carries each answer of the memory before it
     const answersIn = (text: string) =>
-      text.match(/<mem> (.*?) <\/mem>/)![1]!.split("|")[1]!.trim().split(" ").filter((w) => w !== "" && w !== ";");
+      text.match(/<mem> (.*?) <\/mem>/)![1]!.split("|")[stack ? 0 : 1]!.trim().split(" ").filter((w) =>
+        w !== "" && w !== ";"
+      );
     const carried = episodes.reduce(
       (n, e) => n + e.turns.slice(1).reduce((m, _, t) => m + answersIn(e.turns[t]!.text).length, 0),
       0,
@@ -75,6 +79,44 @@ for (const memory of ["state", "state-relations"] as const) {
     assert.ok([...counts.keys()].every((k) => (STEP_KINDS as readonly string[]).includes(k)));
   });
 }
+
+Deno.test("stepPositions() on the stack: the new answer first, the head last (rewritten, then popped)", () => {
+  const labels = (context: string, turn: string, stack: boolean) => {
+    const ids = encode(tok, `${context} ${turn}`).ids;
+    const n = encode(tok, context).ids.length;
+    return stepPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }, { stack })
+      .map(([, s]) => s);
+  };
+  const tok = buildTokenizer(["a b c x y born founder | ;"]);
+  // a first hop read: the last item (the head) becomes the entity found and the relation left
+  assert.deepEqual(labels("<mem> x | a born ; b founder born </mem> <mem>", "x | a born ; y born </mem>", true), [
+    "answers carried",
+    "separators",
+    "open carried",
+    "open carried",
+    "separators",
+    "open next hop",
+    "open next hop",
+  ]);
+  // a pop: the head's answer is written first, the answers carried after it, the rest of the open list copied
+  assert.deepEqual(labels("<mem> x | a born ; y born </mem> <mem>", "c ; x | a born </mem>", true), [
+    "answer appended",
+    "separators",
+    "answers carried",
+    "separators",
+    "open carried",
+    "open carried",
+  ]);
+  // read with the other layout, the same words would label the head first and the answer last
+  assert.deepEqual(labels("<mem> a born ; y born | x </mem> <mem>", "y born | x ; c </mem>", false), [
+    "open carried",
+    "open carried",
+    "separators",
+    "answers carried",
+    "separators",
+    "answer appended",
+  ]);
+});
 
 Deno.test("stepAccuracy(): scores each labelled token once; the memory's steps add up to copyAccuracy's mem tokens", async () => {
   const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 2 });

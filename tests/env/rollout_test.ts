@@ -145,15 +145,18 @@ Deno.test("the state-memory teachers score 1.0 at 1 to 8 objectives on questions
   const plain = await Deno.makeTempDir();
   await buildData(plain, 22, { trainCount: 10, testCount: 6, testObjectives: [1, 2, 4, 6, 8], markers: false });
   const d = await loadData(plain);
-  for (const memory of ["state", "state-relations"] as const) {
+  for (const memory of ["state", "state-relations", "state-stack"] as const) {
     const oracle = createTeacher(d.tokenizer, { dropProbability: 0, memory });
     for (const [k, rs] of d.test) {
       assert.ok(rs.every((r) => !/\bq\d\b/.test(r.question) && r.question.split(" ; ").length === k), rs[0]!.question);
       for (const contextPolicy of ["full", "memory"] as const) {
         const eps = await runEpisodes(oracle, tasks(rs), d, { contextPolicy, maxTurns: 64 });
         assert.ok(eps.every((e) => e.reward === 1 && e.formatValid), `${memory}, ${k} objectives, ${contextPolicy}`);
-        if (memory === "state-relations" && contextPolicy === "memory" && k > 1) {
+        if (memory !== "state" && contextPolicy === "memory" && k > 1) {
           assert.ok(eps.every((e) => e.turns[0]!.text.includes(" ; ")), "items separated by ;");
+        }
+        if (memory === "state-stack") {
+          assert.ok(eps.every((e) => /^(<mem> )?\| /.test(e.turns[0]!.text)), eps[0]!.turns[0]!.text);
         }
       }
     }

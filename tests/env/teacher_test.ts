@@ -3,11 +3,12 @@ import {
   droppedObjectives,
   FORGOTTEN,
   parseStateMemory,
+  stateLayout,
   stateTeacherTurn,
   teacherTurn,
 } from "../../lib/env/teacher.ts";
 import { generateWorld } from "../../lib/env/world.ts";
-import { buildQaSplits, makeSubQuestion, TEMPLATES } from "../../lib/env/questions.ts";
+import { buildQaSplits, makeSubQuestion, type SubQuestion, TEMPLATES } from "../../lib/env/questions.ts";
 import { parseTurn } from "../../lib/env/format.ts";
 
 Deno.test("teacherTurn() plans one search per hop, tracks memory slots, drops earlier answers", () => {
@@ -158,11 +159,59 @@ for (const relations of [false, true]) {
     }
     assert.ok(checked > 400, `${checked} turns checked`);
   });
+}
 
-  Deno.test(`parseStateMemory(): reads back every memory stateTeacherTurn writes ${style} (1-8 objectives, with drops), word for word`, () => {
+Deno.test("stateTeacherTurn() on the stack: every turn works on the memory's last item, next to </mem>, at 1 to 8 objectives", () => {
+  const w = generateWorld(9);
+  const { test } = buildQaSplits(w, { testCount: 12, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 3 });
+  const layout = { relations: true, stack: true };
+  const parse = (mem: string) => parseStateMemory(mem, { stack: true });
+  const item = (s: SubQuestion, read: number) => [s.hops[read]!.entity, ...s.hops.slice(read).map((h) => h.relation)];
+  let checked = 0;
+  for (const [k, qs] of test) {
+    for (const q of qs) {
+      const subs = q.subQuestions;
+      const firstTurn = stateTeacherTurn(subs, 0, new Set(), layout)!;
+      // the first memory: "|" then the question's objectives in order, each with its relations
+      assert.ok(firstTurn.mem.startsWith("| "), firstTurn.mem);
+      assert.deepEqual(parse(firstTurn.mem), { open: subs.map((s) => item(s, 0)), answers: [] });
+      let prev = parse(firstTurn.mem);
+      let think = firstTurn.think;
+      for (let t = 1;; t++) {
+        const turn = stateTeacherTurn(subs, t, new Set(), layout);
+        if (turn === null) break;
+        const cur = parse(turn.mem);
+        // the think named the last open item's entity and its first relation left
+        const head = prev.open.at(-1)!;
+        assert.equal(think, `${head[0]} ${head[1]}`);
+        const i = prev.open.length - 1; // the objective being resolved: the last one open
+        if (head.length === 3) { // a first hop read: the head becomes the entity found and the relation left
+          assert.deepEqual(cur.open, [...prev.open.slice(0, -1), item(subs[i]!, 1)]);
+          assert.deepEqual(cur.answers, prev.answers);
+        } else { // its last hop read: pop it, write its answer first, copy the rest
+          assert.deepEqual(cur.open, prev.open.slice(0, -1));
+          assert.deepEqual(cur.answers, [subs[i]!.answer, ...prev.answers]);
+        }
+        if (turn.action === "answer") {
+          assert.equal(turn.think, "answer");
+          assert.equal(turn.content, cur.answers.join(" ; "));
+        } else assert.equal(turn.content, turn.think);
+        prev = cur;
+        think = turn.think;
+        checked += 1;
+      }
+      assert.deepEqual(prev, { open: [], answers: subs.map((s) => s.answer) }, `${k} objectives`);
+    }
+  }
+  assert.ok(checked > 400, `${checked} turns checked`);
+});
+
+for (const format of ["state", "state-relations", "state-stack"] as const) {
+  Deno.test(`parseStateMemory(): reads back every memory stateTeacherTurn writes as ${format} (1-8 objectives, with drops), word for word`, () => {
     const w = generateWorld(9);
     const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
-    const sep = relations ? " ; " : " ";
+    const layout = stateLayout(format);
+    const sep = layout.relations ? " ; " : " ";
     let checked = 0;
     let rewritten = 0;
     for (const qs of test.values()) {
@@ -170,25 +219,36 @@ for (const relations of [false, true]) {
         const subs = q.subQuestions;
         const dropped = droppedObjectives(q.question, subs.length, { dropProbability: 0.5, seed: 1 });
         for (let t = 0;; t++) {
-          const turn = stateTeacherTurn(subs, t, dropped, { relations });
+          const turn = stateTeacherTurn(subs, t, dropped, layout);
           if (turn === null) break;
-          const { open, answers } = parseStateMemory(turn.mem);
+          const { open, answers } = parseStateMemory(turn.mem, layout);
           // the round trip: the items and the answers, joined as the teacher joins them, are the memory again
-          const text = [open.map((item) => item.join(" ")).join(sep), "|", answers.join(sep)].filter((p) => p !== "");
-          assert.equal(text.join(" "), turn.mem);
-          assert.deepEqual(parseStateMemory(turn.mem.split(" ")), { open, answers }, "words and text read alike");
-          // each open item is a subject (with its relations), or the entity found and the one relation left (only the head)
+          const sides = [open.map((item) => item.join(" ")).join(sep), "|", answers.join(sep)];
+          if (layout.stack) sides.reverse();
+          assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
+          assert.deepEqual(
+            parseStateMemory(turn.mem.split(" "), layout),
+            { open, answers },
+            "words and text read alike",
+          );
+          // each open item is a subject (with its relations), or the entity found and the one relation left (only
+          // the head: first, or last on the stack)
           const bySubject = new Map(subs.map((s) => [s.subject, s]));
           open.forEach((item, j) => {
             const s = bySubject.get(item[0]!);
-            if (s !== undefined && item.length === (relations ? s.hops.length + 1 : 1)) return;
-            assert.equal(j, 0, "only the head is rewritten");
+            if (s !== undefined && item.length === (layout.relations ? s.hops.length + 1 : 1)) return;
+            assert.equal(j, layout.stack ? open.length - 1 : 0, "only the head is rewritten");
             assert.equal(item.length, 2);
             rewritten += 1;
           });
-          // the answers: one per objective resolved, in order, a dropped one as FORGOTTEN once no longer fresh
+          // the answers: one per objective resolved (the first ones, or the last ones on the stack), in the
+          // question's order, a dropped one as FORGOTTEN once no longer fresh
           assert.equal(open.length + answers.length, subs.length);
-          answers.forEach((a, i) => assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a));
+          const offset = layout.stack ? open.length : 0;
+          answers.forEach((a, j) => {
+            const i = offset + j;
+            assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a);
+          });
           checked += 1;
         }
       }
