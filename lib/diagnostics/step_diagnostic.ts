@@ -105,7 +105,7 @@ function labelTurn(
   const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
   const current = parseStateMemory(words.slice(first, memEnd), { stack });
   // the head (first open item, last on the stack) was rewritten (a first hop read) when the open list kept its
-  // length; a pop shortens it and appends the head's answer (last of the answers in both layouts)
+  // length; a pop shortens it and writes the head's answer (last, first on the stack)
   const rewritten = previous !== undefined && previous.open.length > 0 &&
     current.open.length === previous.open.length;
   const head = stack ? current.open.length - 1 : 0;
@@ -129,7 +129,8 @@ function labelTurn(
     });
   const answers = () =>
     current.answers.forEach((_, j) => {
-      const appended = previous === undefined || j >= current.answers.length - fresh;
+      const appended = previous === undefined ||
+        (stack ? j < fresh : j >= current.answers.length - fresh);
       separators();
       out.push([i++, appended ? "answer appended" : "answers carried"]);
     });

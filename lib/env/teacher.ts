@@ -132,12 +132,12 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  * other word starts an item; the words after `|` are the answers. The `;`
  * between items (`"state-relations"`) is skipped. A memory without `|` is all
  * open items. With `stack` (`"state-stack"`) the two sides trade places: the
- * answers (in the order found) before `|`, the open items after it.
+ * answers before `|`, the open items after it.
  *
  * ```text
  * "olvan born vunom | kalmar tesla"              →  open [[olvan, born], [vunom]], answers [kalmar, tesla]
  * "olvan born ; vunom founder born | kalmar"     →  open [[olvan, born], [vunom, founder, born]], answers [kalmar]
- * "tesla ; kalmar | zorbex born"  (stack)        →  open [[zorbex, born]], answers [tesla, kalmar]
+ * "kalmar | zorbex born ; olvan born"  (stack)   →  open [[zorbex, born], [olvan, born]], answers [kalmar]
  * ```
  *
  * Source: this package (the inverse of {@linkcode stateTeacherTurn}'s memory).
@@ -227,28 +227,26 @@ export function parseStateMemory(
  *
  * With `stack: true` as well (`sft.teacherMemory: "state-stack"`) the plan
  * runs from the last objective to the first, and the memory is the answers
- * in the order found (the last objective's first), `|`, then the objectives
- * still open (in the question's order): the one being resolved is the last
- * item, next to `</mem>`, so the think copies the words just before it, a
- * few positions back whatever the number of objectives (in the other
- * layouts the head sits at the memory's start, as far back as the memory is
- * long). A pop appends the head's answer before `|` and drops the last
- * item; every other word is copied in place, so the copy resumes after the
- * one `|`. The final answer reads the answers back from `|` (the first
- * objective's answer sits just before it), each the word two before the
- * one just written:
+ * found (in the question's order), `|`, then the objectives still open (in
+ * the question's order): the one being resolved is the last item, next to
+ * `</mem>`, so the think copies the words just before it, a few positions
+ * back whatever the number of objectives (in the other layouts the head sits
+ * at the memory's start, as far back as the memory is long), and a pop
+ * drops the last item and writes its answer first:
  *
  * ```text
  * <mem> | zorbex born ; vunom founder born </mem> <think> vunom founder </think> <search> vunom founder </search>
  * <mem> | zorbex born ; olvan born </mem> <think> olvan born </think> <search> olvan born </search>
  * <mem> tesla | zorbex born </mem> <think> zorbex born </think> <search> zorbex born </search>
- * <mem> tesla ; kalmar | </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
+ * <mem> kalmar ; tesla | </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
  * ```
  *
- * (A first version, commit a02ea45, kept the answers in the question's
- * order, so a pop wrote the new answer first and the copy had to jump back
- * to the memory's start: answers carried 23 / 12 / 5 % at 4 / 6 / 8
- * objectives, docs/research/paper_regime.md.)
+ * Measured (docs/research/paper_regime.md): the stack's think is right at 6 and 8 objectives (98 % / 91 %
+ * teacher-forced, against 35 % / 28 % with the head first), but its copies are worse (answers carried 23 % at 4
+ * objectives against 84 %: after the new answer the copy must jump back to the memory's start) and so is EM
+ * (0.39 / 0.01 at 2 / 4 objectives against 0.44 / 0.10). Keeping the answers in the order found instead (a pop
+ * appends before `|` and copies everything else in place, commit 26f4dba) measured worse still: the appended
+ * answer 0 % / 19 % at 1 / 2 objectives.
  *
  * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state that
  * carries the task as well as what was found; MemPO's `<mem>` turn format;
@@ -294,7 +292,7 @@ export function stateTeacherTurn(
     } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
   });
   const sep = relations ? " ; " : " ";
-  const sides = stack ? [found.toReversed().join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];
+  const sides = stack ? [found.join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];
   const mem = sides.filter((p) => p !== "").join(" ");
   if (turn === steps.length) return { mem, think: "answer", action: "answer", content: found.join(" ; ") };
   const { hop } = steps[turn]!;

@@ -80,7 +80,7 @@ for (const memory of ["state", "state-relations", "state-stack"] as const) {
   });
 }
 
-Deno.test("stepPositions() on the stack: the new answer before |, the head last (rewritten, then popped)", () => {
+Deno.test("stepPositions() on the stack: the new answer first, the head last (rewritten, then popped)", () => {
   const labels = (context: string, turn: string, stack: boolean) => {
     const ids = encode(tok, `${context} ${turn}`).ids;
     const n = encode(tok, context).ids.length;
@@ -98,16 +98,15 @@ Deno.test("stepPositions() on the stack: the new answer before |, the head last 
     "open next hop",
     "open next hop",
   ]);
-  // a pop: the answers carried, the head's answer appended before "|", the rest of the open list copied
-  assert.deepEqual(labels("<mem> x | a born ; y born </mem> <mem>", "x ; c | a born </mem>", true), [
-    "answers carried",
-    "separators",
+  // a pop: the head's answer is written first, the answers carried after it, the rest of the open list copied
+  assert.deepEqual(labels("<mem> x | a born ; y born </mem> <mem>", "c ; x | a born </mem>", true), [
     "answer appended",
+    "separators",
+    "answers carried",
     "separators",
     "open carried",
     "open carried",
   ]);
-
   // read with the other layout, the same words would label the head first and the answer last
   assert.deepEqual(labels("<mem> a born ; y born | x </mem> <mem>", "y born | x ; c </mem>", false), [
     "open carried",
