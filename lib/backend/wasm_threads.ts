@@ -41,6 +41,7 @@ import os from "node:os";
 import { createRequire } from "node:module";
 import { Worker as NodeWorker } from "node:worker_threads";
 import { DataError, UsageError } from "../errors.ts";
+import { integerSetting } from "../integer_setting.ts";
 
 /** The tfjs-backend-wasm version whose glue the overrides below are written against. */
 export const PINNED_WASM_VERSION = "4.22.0";
@@ -141,20 +142,7 @@ export function checkWasmGlue(version: string, glue?: string): void {
  * ```
  */
 export function threadsFromEnv(value?: string): number {
-  let raw = value;
-  if (raw === undefined) {
-    try {
-      raw = Deno.env.get("MEMPO_THREADS");
-    } catch {
-      raw = undefined; // no env permission: the default
-    }
-  }
-  if (raw === undefined || raw.trim() === "") return Math.max(1, navigator.hardwareConcurrency || 1);
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new UsageError(`MEMPO_THREADS must be an integer ≥ 1, current value is ${JSON.stringify(raw)}`);
-  }
-  return n;
+  return integerSetting("MEMPO_THREADS", { min: 1, fallback: Math.max(1, navigator.hardwareConcurrency || 1), value });
 }
 
 /** A pre-created worker slot the pool never takes: it answers "loaded" and does nothing else. */

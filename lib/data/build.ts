@@ -170,6 +170,34 @@ export async function buildData(
   return manifest;
 }
 
+const LOADED_FROM = new WeakMap<LoadedData, string>();
+
+/**
+ * The directory {@linkcode loadData} read `data` from, or undefined for data
+ * it did not load (built in memory, or changed copies): what worker
+ * processes load to get the same data (`createEvalWorkers`).
+ *
+ * Source: this package.
+ *
+ * @param data Loaded data.
+ * @returns Its directory.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, dataDirOf, loadData } from "./build.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 3, { trainCount: 2, testCount: 1, testObjectives: [1] });
+ * const data = await loadData(dir);
+ * assert.equal(dataDirOf(data), dir);
+ * assert.equal(dataDirOf({ ...data }), undefined);
+ * ```
+ */
+export function dataDirOf(data: LoadedData): string | undefined {
+  return LOADED_FROM.get(data);
+}
+
 /**
  * Loads a data directory written by {@linkcode buildData}.
  *
@@ -237,5 +265,7 @@ export async function loadData(dir: string): Promise<LoadedData> {
       train: await readDataset(`${dir}/aux${k}_train.parquet`),
     });
   }
-  return { tokenizer, corpus, search: buildSearchIndex(corpus), train, test, aux };
+  const data = { tokenizer, corpus, search: buildSearchIndex(corpus), train, test, aux };
+  LOADED_FROM.set(data, dir);
+  return data;
 }

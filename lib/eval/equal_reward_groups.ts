@@ -11,7 +11,7 @@ import { hashSeed } from "../random.ts";
 import { runEpisodes } from "../env/rollout.ts";
 import { tasksFromRecords } from "../train/demos.ts";
 import { equalGroupShare, groupShare } from "../train/metrics.ts";
-import { agentObjectivesTable, agentPolicy, type AgentSpec } from "./evaluate.ts";
+import { agentObjectivesTable, agentPolicy, type AgentSpec, testSizes } from "./evaluate.ts";
 import type { ExperimentConfig } from "../config/experiment.ts";
 
 /** Questions per test set that {@linkcode equalRewardGroups} samples by default (G rollouts each). */
@@ -98,43 +98,76 @@ export async function equalRewardGroups(
   options: EqualRewardGroupsOptions,
   onRow?: (row: EqualRewardGroupsRow) => void | Promise<void>,
 ): Promise<EqualRewardGroupsRow[]> {
-  const { questions = EQUAL_REWARD_QUESTIONS, groupSize, temperature = 1, maxTurns, maxTurnTokens, seed = 0 } = options;
-  for (const [k, v] of Object.entries({ questions, groupSize })) {
-    if (!Number.isInteger(v) || v < 1) {
-      throw new RangeError(`Cannot measure equalRewardGroups: ${k} must be an integer ≥ 1, current value is ${v}`);
-    }
-  }
+  checkOptions(options);
   const rows: EqualRewardGroupsRow[] = [];
   for (const agent of agents) {
-    const { policy, maxPositions } = agentPolicy(agent, data.tokenizer.padId, temperature);
-    for (const [objectives, records] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
-      const tasks = tasksFromRecords(records.slice(0, questions)).flatMap((t) => new Array(groupSize).fill(t));
-      const eps = await runEpisodes(policy, tasks, data, {
-        contextPolicy: agent.contextPolicy,
-        maxTurns,
-        maxTurnTokens,
-        maxPositions,
-        seed: hashSeed(seed, 0x9e0, objectives),
-      });
-      const rewards = eps.map((e) => e.reward);
-      const groups = eps.map((e) => e.task.groupId);
-      const equal = equalGroupShare(rewards, groups);
-      const row: EqualRewardGroupsRow = {
-        agent: agent.name,
-        contextPolicy: agent.contextPolicy,
-        objectives,
-        groups: equal.groups,
-        groupSize,
-        equalShare: equal.share,
-        allWrongShare: groupShare(rewards, groups, (rs) => rs.every((r) => r === 0)).share,
-        allRightShare: groupShare(rewards, groups, (rs) => rs.every((r) => r === 1)).share,
-        rewardMean: rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length),
-      };
+    for (const objectives of testSizes(data)) {
+      const row = await equalRewardCell(agent, data, objectives, options);
       rows.push(row);
       await onRow?.(row);
     }
   }
   return rows;
+}
+
+function checkOptions(options: EqualRewardGroupsOptions): void {
+  const { questions = EQUAL_REWARD_QUESTIONS, groupSize } = options;
+  for (const [k, v] of Object.entries({ questions, groupSize })) {
+    if (!Number.isInteger(v) || v < 1) {
+      throw new RangeError(`Cannot measure equalRewardGroups: ${k} must be an integer ≥ 1, current value is ${v}`);
+    }
+  }
+}
+
+/**
+ * One cell of {@linkcode equalRewardGroups}: the agent's G rollouts of each
+ * of the first questions of the test set of `objectives` objectives, sampled
+ * with the test set's own seed stream. A cell depends on nothing but its
+ * arguments, so cells may run in any order or process (`evaluateOnWorkers`).
+ *
+ * Source: this package ({@linkcode equalRewardGroups}' cell).
+ *
+ * @param agent The agent.
+ * @param data Loaded data (test sets).
+ * @param objectives The test set's objective count.
+ * @param options Questions, G, temperature, turn limits, seed.
+ * @returns The row.
+ */
+export async function equalRewardCell(
+  agent: AgentSpec,
+  data: LoadedData,
+  objectives: number,
+  options: EqualRewardGroupsOptions,
+): Promise<EqualRewardGroupsRow> {
+  const { questions = EQUAL_REWARD_QUESTIONS, groupSize, temperature = 1, maxTurns, maxTurnTokens, seed = 0 } = options;
+  checkOptions(options);
+  const records = data.test.get(objectives);
+  if (records === undefined) {
+    throw new RangeError(`Cannot measure equalRewardGroups: no test set of ${objectives} objectives`);
+  }
+  const { policy, maxPositions } = agentPolicy(agent, data.tokenizer.padId, temperature);
+  const tasks = tasksFromRecords(records.slice(0, questions)).flatMap((t) => new Array(groupSize).fill(t));
+  const eps = await runEpisodes(policy, tasks, data, {
+    contextPolicy: agent.contextPolicy,
+    maxTurns,
+    maxTurnTokens,
+    maxPositions,
+    seed: hashSeed(seed, 0x9e0, objectives),
+  });
+  const rewards = eps.map((e) => e.reward);
+  const groups = eps.map((e) => e.task.groupId);
+  const equal = equalGroupShare(rewards, groups);
+  return {
+    agent: agent.name,
+    contextPolicy: agent.contextPolicy,
+    objectives,
+    groups: equal.groups,
+    groupSize,
+    equalShare: equal.share,
+    allWrongShare: groupShare(rewards, groups, (rs) => rs.every((r) => r === 0)).share,
+    allRightShare: groupShare(rewards, groups, (rs) => rs.every((r) => r === 1)).share,
+    rewardMean: rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length),
+  };
 }
 
 /**

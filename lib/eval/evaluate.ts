@@ -203,38 +203,73 @@ export async function evaluateAgents(
 ): Promise<EvalRow[]> {
   const rows: EvalRow[] = [];
   for (const agent of agents) {
-    const { policy, maxPositions } = agentPolicy(agent, data.tokenizer.padId, 0);
-    for (const [objectives, records] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
-      const eps = await runEpisodes(policy, tasksFromRecords(records.slice(0, config.questions)), data, {
-        contextPolicy: agent.contextPolicy,
-        maxTurns: config.maxTurns,
-        maxTurnTokens: config.maxTurnTokens,
-        maxPositions,
-        seed: 0,
-      });
-      const n = Math.max(1, eps.length);
-      const mean = (f: (e: typeof eps[0]) => number) => eps.reduce((a, e) => a + f(e), 0) / n;
-      const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-      const row: EvalRow = {
-        agent: agent.name,
-        contextPolicy: agent.contextPolicy,
-        objectives,
-        em: mean((e) => avg(e.score.em)),
-        f1: mean((e) => avg(e.score.f1)),
-        formatValid: mean((e) => (e.formatValid ? 1 : 0)),
-        reward: mean((e) => e.reward),
-        totalTokens: mean((e) => e.totalTokens),
-        peakContext: mean((e) => e.peakContext),
-        maxPeakContext: eps.reduce((a, e) => Math.max(a, e.peakContext), 0),
-        questionEm: eps.map((e) => avg(e.score.em)),
-        episodes: eps.length,
-        sample: eps[0]?.turns.map((t) => t.text),
-      };
+    for (const objectives of testSizes(data)) {
+      const row = await evaluateCell(agent, data, objectives, config);
       rows.push(row);
       await onRow?.(row);
     }
   }
   return rows;
+}
+
+/** The test sets' objective counts, ascending: the columns of the evaluation, in {@linkcode evaluateAgents}' order. */
+export function testSizes(data: Pick<LoadedData, "test">): number[] {
+  return [...data.test.keys()].sort((a, b) => a - b);
+}
+
+/** The test sets' questions as one string: two loads of the same data agree on it, other data do not. */
+export function testFingerprint(data: Pick<LoadedData, "test">): string {
+  return JSON.stringify(testSizes(data).map((k) => [k, data.test.get(k)!.map((r) => r.question)]));
+}
+
+/**
+ * One cell of the evaluation: an agent on the test set of `objectives`
+ * objectives (its first `config.questions` questions), greedy, seed 0. A
+ * cell depends on nothing but the agent, the data and the config, so cells
+ * may run in any order or process (`evaluateOnWorkers`).
+ *
+ * Source: this package ({@linkcode evaluateAgents}' cell).
+ *
+ * @param agent The agent.
+ * @param data Loaded data (test sets).
+ * @param objectives The test set's objective count.
+ * @param config Questions per set, turn limits.
+ * @returns The row.
+ */
+export async function evaluateCell(
+  agent: AgentSpec,
+  data: LoadedData,
+  objectives: number,
+  config: EvalConfig,
+): Promise<EvalRow> {
+  const records = data.test.get(objectives);
+  if (records === undefined) throw new RangeError(`Cannot evaluate: no test set of ${objectives} objectives`);
+  const { policy, maxPositions } = agentPolicy(agent, data.tokenizer.padId, 0);
+  const eps = await runEpisodes(policy, tasksFromRecords(records.slice(0, config.questions)), data, {
+    contextPolicy: agent.contextPolicy,
+    maxTurns: config.maxTurns,
+    maxTurnTokens: config.maxTurnTokens,
+    maxPositions,
+    seed: 0,
+  });
+  const n = Math.max(1, eps.length);
+  const mean = (f: (e: typeof eps[0]) => number) => eps.reduce((a, e) => a + f(e), 0) / n;
+  const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  return {
+    agent: agent.name,
+    contextPolicy: agent.contextPolicy,
+    objectives,
+    em: mean((e) => avg(e.score.em)),
+    f1: mean((e) => avg(e.score.f1)),
+    formatValid: mean((e) => (e.formatValid ? 1 : 0)),
+    reward: mean((e) => e.reward),
+    totalTokens: mean((e) => e.totalTokens),
+    peakContext: mean((e) => e.peakContext),
+    maxPeakContext: eps.reduce((a, e) => Math.max(a, e.peakContext), 0),
+    questionEm: eps.map((e) => avg(e.score.em)),
+    episodes: eps.length,
+    sample: eps[0]?.turns.map((t) => t.text),
+  };
 }
 
 /**

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { LoadedData } from "../data/build.ts";
+import { dataDirOf, type LoadedData } from "../data/build.ts";
+import { tf } from "../tf.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 import type { ContextPolicy } from "../env/context.ts";
 import type { Model } from "../model/params.ts";
@@ -15,6 +16,7 @@ import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import type { MetricsRow } from "../train/metrics.ts";
 import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
+import { createEvalWorkers, type EvalWorkers, evalWorkersFromEnv } from "../eval/eval_workers.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import {
   equalRewardGroups,
@@ -164,6 +166,7 @@ export async function evaluateRun(
   const progress = options.onProgress ?? (() => {});
   const clock = () => performance.now() / 1000;
   const timings: Record<string, number> = { ...options.timings };
+  let workers: EvalWorkers | undefined;
   try {
     const missing = config.rl.algorithms.filter((a) => !trained.has(a));
     if (missing.length > 0) {
@@ -179,7 +182,7 @@ export async function evaluateRun(
     );
     const total = agents.length * data.test.size;
     let done = 0;
-    const rows = await evaluateAgents(agents, data, config.eval, (r) => {
+    const onRow = (r: EvalRow) => {
       done += 1;
       progress({
         stage: "eval",
@@ -187,7 +190,18 @@ export async function evaluateRun(
         total,
         info: { agent: `${r.agent}/${r.contextPolicy}`, objectives: r.objectives, em: r.em },
       });
-    });
+    };
+    // the model agents' cells of the evaluation and the equal-reward groups on a worker per core (the same rows, bit for
+    // bit, on wasm, for data loaded from a directory the workers can load: createEvalWorkers)
+    const size = evalWorkersFromEnv();
+    const dir = dataDirOf(data);
+    const models = [...new Set(agents.flatMap((a) => ("model" in a ? [a.model] : [])))];
+    workers = size >= 2 && dir !== undefined && tf.getBackend() === "wasm"
+      ? createEvalWorkers(data, dir, models, size)
+      : undefined;
+    const rows = workers !== undefined
+      ? await workers.evaluate(agents, config.eval, onRow)
+      : await evaluateAgents(agents, data, config.eval, onRow);
     // where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
     const diagnostic = await copyDiagnostics(agents, data, {
       questions: config.eval.questions,
@@ -200,13 +214,17 @@ export async function evaluateRun(
     t = clock();
     const sampled = agents.filter((a) => "model" in a && a.contextPolicy === "memory");
     let measured = 0;
-    const groups = await equalRewardGroups(sampled, data, equalRewardOptions(config), (r) =>
+    const onGroup = (r: EqualRewardGroupsRow) =>
       progress({
         stage: "groups",
         step: ++measured,
         total: sampled.length * data.test.size,
         info: { agent: r.agent, objectives: r.objectives, equal: r.equalShare },
-      }));
+      });
+    const groups = workers !== undefined
+      ? await workers.equalRewardGroups(sampled, equalRewardOptions(config), onGroup)
+      : await equalRewardGroups(sampled, data, equalRewardOptions(config), onGroup);
+    workers?.close();
     timings.groups = clock() - t;
     const demos = await runDemoContexts(runDir, config, data, sft.config.maxPositions);
     const contexts = longestContexts(rows, trainingContexts(demos, metrics));
@@ -221,6 +239,7 @@ export async function evaluateRun(
     });
     return { rows, timings };
   } finally {
+    workers?.close();
     sft.dispose();
     for (const m of trained.values()) m.dispose();
   }

@@ -13,7 +13,7 @@ import { tf } from "../tf.ts";
 import { type Model, trainableVariables } from "../model/params.ts";
 import type { LmBatch } from "./collate.ts";
 import type { GradientJob, GradientResult, PieceData } from "./_gradient_worker.ts";
-import { UsageError } from "../errors.ts";
+import { integerSetting } from "../integer_setting.ts";
 
 /**
  * How many gradient workers the SFT stage of `deno task train` uses:
@@ -35,20 +35,7 @@ import { UsageError } from "../errors.ts";
  * ```
  */
 export function sftWorkersFromEnv(value?: string): number {
-  let raw = value;
-  if (raw === undefined) {
-    try {
-      raw = Deno.env.get("MEMPO_SFT_WORKERS");
-    } catch {
-      raw = undefined; // no env permission: none
-    }
-  }
-  if (raw === undefined || raw.trim() === "") return 0;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) {
-    throw new UsageError(`MEMPO_SFT_WORKERS must be an integer ≥ 0, current value is ${JSON.stringify(raw)}`);
-  }
-  return n;
+  return integerSetting("MEMPO_SFT_WORKERS", { min: 0, fallback: 0, value });
 }
 
 /** A pool of gradient workers ({@linkcode createGradientWorkers}). */

@@ -1,0 +1,88 @@
+/// <reference lib="deno.worker" />
+/**
+ * The worker of {@link ./eval_workers.ts}: the run's data (loaded from its
+ * directory) and copies of the evaluated models on the single-threaded wasm
+ * build; each job is one cell, of the evaluation (`evaluateCell`) or of the
+ * equal-reward groups (`equalRewardCell`), posted back as its row. Modules
+ * load on the first message (a worker's static imports of the backend keep
+ * its message loop from starting under Deno).
+ *
+ * @module
+ */
+import type { EvalConfig } from "../config/experiment.ts";
+import type { ContextPolicy } from "../env/context.ts";
+import type { EvalRow } from "./evaluate.ts";
+import type { EqualRewardGroupsOptions, EqualRewardGroupsRow } from "./equal_reward_groups.ts";
+
+/** The first message: where the data is and the models (architecture and weights). */
+export interface EvalWorkerInit {
+  /** The data directory (`config.dataDir`), loaded as the pipeline loads it. */
+  dataDir: string;
+  /** The models: config and every trainable variable's values, in `trainableVariables` order. */
+  models: { config: unknown; weights: Float32Array[] }[];
+  /** The caller's test sets (`testFingerprint`): the worker refuses data that differ. */
+  fingerprint: string;
+}
+
+/** One cell: the agent (its name, context policy and model index) on the test set of `objectives`. */
+export type EvalJob =
+  & {
+    /** Agent name (the row's label). */
+    name: string;
+    /** Its context policy. */
+    contextPolicy: ContextPolicy;
+    /** Index into the init's models. */
+    model: number;
+    /** The test set's objective count. */
+    objectives: number;
+  }
+  & ({ kind: "eval"; config: EvalConfig } | { kind: "groups"; options: EqualRewardGroupsOptions });
+
+type Run = (job: EvalJob) => Promise<EvalRow | EqualRewardGroupsRow>;
+let ready: Promise<Run> | undefined;
+
+async function start(init: EvalWorkerInit): Promise<Run> {
+  const { tf } = await import("../tf.ts");
+  const { setBackend } = await import("../backend/backend.ts");
+  const { createModel, trainableVariables } = await import("../model/params.ts");
+  const { loadData } = await import("../data/build.ts");
+  const { evaluateCell, testFingerprint } = await import("./evaluate.ts");
+  const { equalRewardCell } = await import("./equal_reward_groups.ts");
+  await setBackend("wasm", { threads: 1 });
+  const data = await loadData(init.dataDir);
+  if (testFingerprint(data) !== init.fingerprint) {
+    throw new RangeError(`The test sets in ${init.dataDir} are not the ones being evaluated (dataDir)`);
+  }
+  const models = init.models.map((m) => {
+    const model = createModel(m.config as Parameters<typeof createModel>[0], { seed: 0 });
+    trainableVariables(model).forEach((v, i) => v.assign(tf.tensor(m.weights[i]!, v.shape, "float32")));
+    return model;
+  });
+  return (job) => {
+    const model = models[job.model];
+    if (model === undefined) throw new RangeError(`No model ${job.model} in the eval worker`);
+    const agent = { name: job.name, contextPolicy: job.contextPolicy, model };
+    return job.kind === "eval"
+      ? evaluateCell(agent, data, job.objectives, job.config)
+      : equalRewardCell(agent, data, job.objectives, job.options);
+  };
+}
+
+self.onmessage = async (e: MessageEvent<{ init: EvalWorkerInit } | { job: EvalJob } | "close">) => {
+  if (e.data === "close") {
+    self.close();
+    return;
+  }
+  try {
+    if ("init" in e.data) {
+      ready = start(e.data.init);
+      await ready;
+      self.postMessage({ ok: null });
+    } else {
+      if (ready === undefined) throw new Error("The eval worker got a job before its init");
+      self.postMessage({ ok: await (await ready)(e.data.job) });
+    }
+  } catch (err) {
+    self.postMessage({ error: err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err) });
+  }
+};

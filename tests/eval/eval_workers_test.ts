@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { tf } from "../../lib/tf.ts";
+import { buildData, loadData } from "../../lib/data/build.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { createModel } from "../../lib/model/params.ts";
+import { type AgentSpec, evaluateAgents } from "../../lib/eval/evaluate.ts";
+import { createEvalWorkers, evalWorkersFromEnv } from "../../lib/eval/eval_workers.ts";
+import { equalRewardGroups } from "../../lib/eval/equal_reward_groups.ts";
+import { createTeacher } from "../../lib/env/teacher.ts";
+
+const dir = await Deno.makeTempDir();
+await buildData(dir, 15, { trainCount: 2, testCount: 3, testObjectives: [1, 2, 4] });
+const data = await loadData(dir);
+const config = { questions: 3, maxTurns: 3, maxTurnTokens: 12 };
+
+Deno.test("createEvalWorkers(): the rows of evaluateAgents and equalRewardGroups, bit for bit and in their order, with two models and the teacher", async () => {
+  const a = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
+  const b = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 2 });
+  // large random MLP outputs: b decodes words, a repeats its prompt's last token (an untrained tied embedding)
+  for (const name of ["model.layers.0.mlp.down_proj.weight", "model.layers.1.mlp.down_proj.weight"]) {
+    const v = b.weights.get(name)!;
+    v.assign(tf.randomNormal(v.shape, 0, 1, "float32", 6));
+  }
+  const teacher = createTeacher(data.tokenizer, { dropProbability: 0 });
+  const agents: AgentSpec[] = [
+    { name: "Teacher", policy: teacher, maxPositions: 512, contextPolicy: "memory" },
+    { name: "A", model: a, contextPolicy: "full" },
+    { name: "A", model: a, contextPolicy: "memory" },
+    { name: "B", model: b, contextPolicy: "memory" },
+  ];
+  const groupOptions = { questions: 2, groupSize: 3, temperature: 1, maxTurns: 3, maxTurnTokens: 12, seed: 4 };
+  const reference = await evaluateAgents(agents, data, config);
+  const referenceGroups = await equalRewardGroups(agents, data, groupOptions);
+  const cellsOf = (rows: readonly { agent: string; contextPolicy: string; objectives: number }[]) =>
+    rows.map((r) => `${r.agent}/${r.contextPolicy}/${r.objectives}`);
+  for (const size of [1, 2, 5]) {
+    const workers = createEvalWorkers(data, dir, [b, a], size);
+    try {
+      const seen: { agent: string; contextPolicy: string; objectives: number }[] = [];
+      const rows = await workers.evaluate(agents, config, (r) => {
+        seen.push(r);
+      });
+      assert.deepEqual(rows, reference, `${size} workers`);
+      assert.deepEqual(cellsOf(seen).toSorted(), cellsOf(reference).toSorted(), "onRow once per cell");
+      // the same workers sample the groups: each cell's own seed stream, whichever worker runs it
+      assert.deepEqual(await workers.equalRewardGroups(agents, groupOptions), referenceGroups, `${size} workers`);
+    } finally {
+      workers.close();
+    }
+  }
+  // the two models' transcripts differ, so a cell run with the other model's weights would show
+  const sample = (name: string) => reference.find((r) => r.agent === name && r.contextPolicy === "memory")!.sample;
+  assert.notDeepEqual(sample("A"), sample("B"));
+  assert.deepEqual(cellsOf(reference.slice(0, 3)), ["Teacher/memory/1", "Teacher/memory/2", "Teacher/memory/4"]);
+  assert.ok(reference.every((r) => r.episodes === 3), "every cell ran its 3 questions");
+  a.dispose();
+  b.dispose();
+});
+
+Deno.test("createEvalWorkers(): refuses a data directory with other test sets, a model it was not given, a bad size", async () => {
+  const other = await Deno.makeTempDir();
+  await buildData(other, 16, { trainCount: 2, testCount: 3, testObjectives: [1, 2, 4] });
+  const m = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
+  const agents: AgentSpec[] = [{ name: "A", model: m, contextPolicy: "memory" }];
+  const wrong = createEvalWorkers(data, other, [m], 2);
+  await assert.rejects(
+    wrong.evaluate(agents, config),
+    /An eval worker failed: The test sets in .* are not the ones being evaluated/,
+  );
+  wrong.close();
+  const stranger = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 3 });
+  const workers = createEvalWorkers(data, dir, [m], 2);
+  await assert.rejects(
+    workers.evaluate([{ name: "C", model: stranger, contextPolicy: "memory" }], config),
+    /Cannot evaluate C: its model is not one the eval workers were given/,
+  );
+  workers.close();
+  await assert.rejects(workers.evaluate(agents, config), /the eval workers are closed/);
+  assert.throws(() => createEvalWorkers(data, dir, [m], 0), /size must be an integer ≥ 1, current value is 0/);
+  assert.throws(() => evalWorkersFromEnv("-1"), /MEMPO_EVAL_WORKERS must be an integer ≥ 0, current value is "-1"/);
+  assert.equal(evalWorkersFromEnv("1"), 1);
+  stranger.dispose();
+  m.dispose();
+});
