@@ -255,6 +255,7 @@ export {
   MEMORY_FORMATS,
   type MemoryFormat,
   parseStateMemory,
+  stateLayout,
   type StateMemory,
   stateTeacherTurn,
   type TeacherOptions,
@@ -275,6 +276,7 @@ export {
   buildData,
   type BuildDataOptions,
   DATA_VERSION,
+  dataDirOf,
   loadData,
   type LoadedData,
   TOKENIZER_SCAFFOLD,
@@ -362,10 +364,14 @@ export {
   evalMarkdown,
   type EvalRow,
   evaluateAgents,
+  evaluateCell,
   runAgents,
   SFT_AGENT,
   TEACHER_AGENT,
+  testFingerprint,
+  testSizes,
 } from "./lib/eval/evaluate.ts";
+export { createEvalWorkers, type EvalWorkers, evalWorkersFromEnv } from "./lib/eval/eval_workers.ts";
 export {
   type PairedComparison,
   researchCheck,
@@ -383,6 +389,7 @@ export {
 } from "./lib/eval/paired_bootstrap.ts";
 export {
   EQUAL_REWARD_QUESTIONS,
+  equalRewardCell,
   equalRewardGroups,
   equalRewardGroupsMarkdown,
   type EqualRewardGroupsOptions,
@@ -469,6 +476,7 @@ export {
 export { commandSucceeds } from "./lib/cli/command_probe.ts";
 export { type Interrupt, onInterrupt } from "./lib/cli/interrupt.ts";
 export { DataError, UsageError } from "./lib/errors.ts";
+export { integerSetting, type IntegerSettingOptions } from "./lib/integer_setting.ts";
 export { writeFileAtomic } from "./lib/atomic_file.ts";
 export { faultPoint } from "./lib/fault_point.ts";
 

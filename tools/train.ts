@@ -29,7 +29,7 @@ const TASK = {
       choices: Object.keys(PRESETS),
       value: "NAME",
       defaultText: "default, or the run's with --resume / --from",
-      help: "experiment preset (quick: ~90 s, for CI; default: ~32 min on 2 cores)",
+      help: "experiment preset (quick: ~90 s, for CI; default: ~30 min on 2 cores)",
     },
     algo: {
       type: "string",

@@ -336,7 +336,7 @@ const BASE: ExperimentConfig = {
 /** Preset names. */
 export type ExperimentPresetName = "default" | "quick";
 
-/** The presets: `default` (~32 minutes on 2 CPU cores: docs/performance.md) and `quick` (CI, ~3 minutes). */
+/** The presets: `default` (~30 minutes on 2 CPU cores: docs/performance.md) and `quick` (CI, ~3 minutes). */
 export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> = Object.freeze({
   default: BASE,
   quick: {

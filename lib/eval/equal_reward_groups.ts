@@ -132,6 +132,23 @@ function checkOptions(options: EqualRewardGroupsOptions): void {
  * @param objectives The test set's objective count.
  * @param options Questions, G, temperature, turn limits, seed.
  * @returns The row.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { createTeacher } from "../env/teacher.ts";
+ * import { equalRewardCell, equalRewardGroups } from "./equal_reward_groups.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 3, { trainCount: 2, testCount: 2, testObjectives: [1, 2] });
+ * const data = await loadData(dir);
+ * const agent = { name: "Teacher", policy: createTeacher(data.tokenizer, { dropProbability: 0 }), maxPositions: 1024, contextPolicy: "memory" as const };
+ * const options = { questions: 2, groupSize: 2, maxTurns: 20, maxTurnTokens: 96 };
+ * const row = await equalRewardCell(agent, data, 1, options);
+ * assert.deepEqual([row.groups, row.equalShare, row.allRightShare], [2, 1, 1]);
+ * assert.deepEqual(row, (await equalRewardGroups([agent], data, options))[0]);
+ * ```
  */
 export async function equalRewardCell(
   agent: AgentSpec,

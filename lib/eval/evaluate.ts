@@ -212,12 +212,44 @@ export async function evaluateAgents(
   return rows;
 }
 
-/** The test sets' objective counts, ascending: the columns of the evaluation, in {@linkcode evaluateAgents}' order. */
+/**
+ * The test sets' objective counts, ascending: the columns of the evaluation, in {@linkcode evaluateAgents}' order.
+ *
+ * Source: this package.
+ *
+ * @param data Loaded data (its test sets).
+ * @returns The objective counts.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { testSizes } from "./evaluate.ts";
+ *
+ * assert.deepEqual(testSizes({ test: new Map([[4, []], [1, []], [2, []]]) }), [1, 2, 4]);
+ * ```
+ */
 export function testSizes(data: Pick<LoadedData, "test">): number[] {
   return [...data.test.keys()].sort((a, b) => a - b);
 }
 
-/** The test sets' questions as one string: two loads of the same data agree on it, other data do not. */
+/**
+ * The test sets' questions as one string: two loads of the same data agree on it, other data do not.
+ *
+ * Source: this package (what an eval worker checks its own load of the data against).
+ *
+ * @param data Loaded data (its test sets).
+ * @returns The fingerprint.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { testFingerprint } from "./evaluate.ts";
+ *
+ * const set = (q: string) => ({ test: new Map([[1, [{ question: q }]]]) }) as never;
+ * assert.equal(testFingerprint(set("a ?")), testFingerprint(set("a ?")));
+ * assert.notEqual(testFingerprint(set("a ?")), testFingerprint(set("b ?")));
+ * ```
+ */
 export function testFingerprint(data: Pick<LoadedData, "test">): string {
   return JSON.stringify(testSizes(data).map((k) => [k, data.test.get(k)!.map((r) => r.question)]));
 }
@@ -235,6 +267,23 @@ export function testFingerprint(data: Pick<LoadedData, "test">): string {
  * @param objectives The test set's objective count.
  * @param config Questions per set, turn limits.
  * @returns The row.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { createTeacher } from "../env/teacher.ts";
+ * import { evaluateAgents, evaluateCell } from "./evaluate.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 3, { trainCount: 2, testCount: 2, testObjectives: [1, 2] });
+ * const data = await loadData(dir);
+ * const agent = { name: "Teacher", policy: createTeacher(data.tokenizer, { dropProbability: 0 }), maxPositions: 1024, contextPolicy: "memory" as const };
+ * const config = { questions: 2, maxTurns: 20, maxTurnTokens: 96 };
+ * const row = await evaluateCell(agent, data, 2, config);
+ * assert.deepEqual([row.objectives, row.em, row.episodes], [2, 1, 2]);
+ * assert.deepEqual(row, (await evaluateAgents([agent], data, config))[1]);
+ * ```
  */
 export async function evaluateCell(
   agent: AgentSpec,
