@@ -136,7 +136,7 @@ export {
   trainableVariables,
   weightShapes,
 } from "./lib/model/params.ts";
-export { bmm, dense, MIN_PIECE_PRODUCT } from "./lib/model/dense.ts";
+export { bmm, bmmTransposed, dense, MIN_PIECE_PRODUCT } from "./lib/model/dense.ts";
 export {
   causalBias,
   disposeFusedWeights,

@@ -61,6 +61,22 @@ const pieceBatchMatMul = tf.customGrad(
   }) as unknown as Parameters<typeof tf.customGrad>[0],
 );
 
+// a · bᵀ by pieces with the gradient of b as ∂yᵀ · a ([S, T] · [T, K] pieces), not as the gradient of a transposed
+// b ((aᵀ ∂y)ᵀ: [K, T] · [T, S] pieces, whose few rows XNNPACK runs 2.6× slower); the same sums in the same order,
+// so the same bits (tests/model/dense_test.ts)
+const pieceBatchMatMulT = tf.customGrad(
+  ((a: tf.Tensor3D, b: tf.Tensor3D, save: tf.GradSaveFunc) => {
+    save([a, b]);
+    return {
+      value: pieceProducts(a, tf.transpose(b, [0, 2, 1])),
+      gradFunc: (dy: tf.Tensor3D, saved: tf.Tensor[]) => {
+        const [as, bs] = saved as [tf.Tensor3D, tf.Tensor3D];
+        return [pieceProducts(dy, bs), pieceProducts(tf.transpose(dy, [0, 2, 1]), as)];
+      },
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0],
+);
+
 /**
  * `x · w` over the last axis of `x`, with a flag-free gradient.
  *
@@ -137,6 +153,39 @@ export function bmm(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
   const [, M, K] = a.shape;
   const pieces = tf.getBackend() === "wasm" && M * K * b.shape[2] >= MIN_PIECE_PRODUCT;
   return (pieces ? pieceBatchMatMul(a, b) : batchMatMul(a, b)) as tf.Tensor3D;
+}
+
+/**
+ * Batched `a · bᵀ` (attention scores `q kᵀ`) with a flag-free gradient, as
+ * {@linkcode bmm} of `a` and `b` transposed, in value and gradient to the
+ * bit; on wasm's pieces the gradient of `b` runs as `∂yᵀ · a` (tall pieces,
+ * XNNPACK's fast shape) instead of `aᵀ · ∂y` transposed.
+ *
+ * ```text
+ * y[n] = a[n] b[n]ᵀ,   ∂a = ∂y b,   ∂b = ∂yᵀ a
+ * ```
+ *
+ * Shapes: `a [N, M, K]`, `b [N, P, K]` → `[N, M, P]`.
+ *
+ * @param a Left factor.
+ * @param b Right factor, transposed in the product.
+ * @returns A new tensor owned by the caller.
+ *
+ * @example
+ * ```ts
+ * import { tf } from "../tf.ts";
+ * import { assertAllClose } from "../testing/all_close.ts";
+ * import { bmmTransposed } from "./dense.ts";
+ *
+ * assertAllClose(bmmTransposed(tf.tensor3d([[[1, 2]]]), tf.tensor3d([[[3, 4], [5, 6]]])), [[[11, 17]]]);
+ * ```
+ */
+export function bmmTransposed(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
+  const [, M, K] = a.shape;
+  if (tf.getBackend() === "wasm" && M * K * b.shape[1] >= MIN_PIECE_PRODUCT) {
+    return pieceBatchMatMulT(a, b) as tf.Tensor3D;
+  }
+  return tf.tidy(() => batchMatMul(a, tf.transpose(b, [0, 2, 1])) as tf.Tensor3D);
 }
 
 /**

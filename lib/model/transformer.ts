@@ -7,7 +7,7 @@
  */
 import { tf } from "../tf.ts";
 import { RMS_NORM_KERNEL, ROPE_KERNEL } from "../backend/wasm_kernels.ts";
-import { bmm, dense } from "./dense.ts";
+import { bmm, bmmTransposed, dense } from "./dense.ts";
 import type { Model } from "./params.ts";
 
 /** Past keys and values of every layer, `[B, H, S, headDim]` each; owned by whoever holds it. */
@@ -126,9 +126,7 @@ function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tens
   const [B, H, T, hd] = q.shape;
   const S = k.shape[2];
   const rows = (x: tf.Tensor4D, n: number) => tf.reshape(x, [B * H, n, hd]) as tf.Tensor3D;
-  const scores = T === 1
-    ? tf.matMul(rows(q, T), rows(k, S), false, true)
-    : bmm(rows(q, T), tf.reshape(tf.transpose(k, [0, 1, 3, 2]), [B * H, hd, S]) as tf.Tensor3D);
+  const scores = T === 1 ? tf.matMul(rows(q, T), rows(k, S), false, true) : bmmTransposed(rows(q, T), rows(k, S));
   const probs = tf.reshape(tf.softmax(tf.add(tf.mul(tf.reshape(scores, [B, H, T, S]), scale), bias)), [B * H, T, S]);
   return T === 1 ? tf.matMul(probs as tf.Tensor3D, rows(v, S)) : bmm(probs as tf.Tensor3D, rows(v, S));
 }

@@ -81,6 +81,50 @@ Deno.test("Transpose on wasm (JS tiles for some matrices, the rest built in) equ
   assertNoTensorLeak(() => tf.tidy(() => tf.transpose(tf.ones([3, 4, 5]), [2, 0, 1])));
 });
 
+Deno.test("GatherV2 on wasm (row copies) equals cpu's on 200 random shapes, axes and index shapes, both dtypes; a bad index throws", async () => {
+  const rng = createRng(5);
+  const cases = Array.from({ length: 200 }, () => {
+    const rank = 1 + rng.int(4);
+    const shape = Array.from({ length: rank }, () => 1 + rng.int(rng.int(2) ? 3 : 40));
+    const axis = rng.int(rank);
+    const indexShape = Array.from({ length: rng.int(3) }, () => 1 + rng.int(6));
+    const n = indexShape.reduce((a, b) => a * b, 1);
+    const indices = Array.from({ length: n }, () => rng.int(shape[axis]!));
+    return { shape, axis, indexShape, indices, dtype: rng.int(4) === 0 ? "int32" as const : "float32" as const };
+  });
+  // the model's two: an embedding lookup [B, T] of a table, a 1-D read of a flat log-softmax
+  cases.push({ shape: [512, 128], axis: 0, indexShape: [4, 16], indices: [], dtype: "float32" });
+  cases.push({ shape: [3 * 5 * 7], axis: 0, indexShape: [15], indices: [], dtype: "float32" });
+  for (const c of cases.slice(-2)) {
+    const n = c.indexShape.reduce((a, b) => a * b, 1);
+    c.indices = Array.from({ length: n }, () => rng.int(c.shape[0]!));
+  }
+  const run = async (backend: "cpu" | "wasm") => {
+    await setBackend(backend);
+    return cases.map(({ shape, axis, indexShape, indices, dtype }) =>
+      tf.tidy(() => {
+        const size = shape.reduce((a, b) => a * b, 1);
+        const x = tf.tensor(Array.from({ length: size }, (_, i) => i * 0.5 - 7), shape, dtype);
+        const y = tf.gather(x, tf.tensor(indices, indexShape, "int32"), axis);
+        return { shape: y.shape, dtype: y.dtype, values: Array.from(y.dataSync()) };
+      })
+    );
+  };
+  const want = await run("cpu");
+  const got = await run("wasm");
+  cases.forEach((c, i) => assert.deepEqual(got[i], want[i], JSON.stringify({ shape: c.shape, axis: c.axis })));
+  assert.throws(
+    () => tf.tidy(() => tf.gather(tf.tensor2d([[1, 2], [3, 4]]), tf.tensor1d([1, 2], "int32"))),
+    /GatherV2: the index value 2 is not in \[0, 1\]/,
+  );
+  assertNoTensorLeak(() => {
+    try {
+      tf.tidy(() => tf.gather(tf.tensor2d([[1, 2], [3, 4]]), tf.tensor1d([-1], "int32")));
+    } catch { /* refused */ }
+  });
+  assert.equal(tf.getBackend(), "wasm");
+});
+
 Deno.test("Identity on wasm shares the data (no copy), reference-counted: a clone outlives its source, a variable its value", () => {
   const backend = tf.backend() as unknown as { dataIdMap: { get(id: unknown): { memoryOffset: number } } };
   const before = tf.memory().numDataBuffers;

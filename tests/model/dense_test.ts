@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
-import { bmm, dense } from "../../lib/model/dense.ts";
+import { bmm, bmmTransposed, dense } from "../../lib/model/dense.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 import { onBackends } from "../_helpers.ts";
 
@@ -65,4 +65,52 @@ Deno.test("bmm() on both sides of MIN_PIECE_PRODUCT (one batched product, 2-D pi
     assertAllClose(gb!, rb!, { rtol: 1e-5, atol: 1e-3 });
     tf.dispose([a, b, ga!, gb!, ra!, rb!]);
   }
+});
+
+Deno.test("bmmTransposed(a, b) equals bmm(a, bᵀ) bit for bit in value and both gradients (one batched product, 2-D pieces; 1 and 2 threads), and tf.matMul on cpu", async () => {
+  const { setBackend, wasmThreads } = await import("../../lib/backend/backend.ts");
+  const before = wasmThreads();
+  const bits = (t: tf.Tensor) => Array.from(t.dataSync());
+  try {
+    for (const threads of [1, 2]) {
+      await setBackend("wasm", { threads });
+      // attention's shapes: [B·H, T, hd] queries and keys; the first below MIN_PIECE_PRODUCT, the others above
+      for (const [N, T, K, S] of [[3, 8, 32, 8], [2, 64, 32, 64], [4, 256, 32, 256]]) {
+        const a = tf.randomNormal([N!, T!, K!], 0, 1, "float32", 7) as tf.Tensor3D;
+        const b = tf.randomNormal([N!, S!, K!], 0, 1, "float32", 8) as tf.Tensor3D;
+        const w = tf.randomNormal([N!, T!, S!], 0, 1, "float32", 9);
+        // a loss whose gradient is not the output itself (a weighted sum of squares)
+        const loss = (f: (x: tf.Tensor3D, y: tf.Tensor3D) => tf.Tensor) => (u: tf.Tensor, v: tf.Tensor) =>
+          tf.sum(tf.mul(w, tf.square(f(u as tf.Tensor3D, v as tf.Tensor3D))));
+        const viaBmm = (x: tf.Tensor3D, y: tf.Tensor3D) => bmm(x, tf.transpose(y, [0, 2, 1]) as tf.Tensor3D);
+        const y1 = bmmTransposed(a, b);
+        const y0 = viaBmm(a, b);
+        const [ga, gb] = tf.grads(loss(bmmTransposed))([a, b]);
+        const [ra, rb] = tf.grads(loss(viaBmm))([a, b]);
+        const at = `[${N}, ${T}, ${K}] · [${N}, ${S}, ${K}]ᵀ on ${threads} thread(s)`;
+        assert.deepEqual(bits(y1), bits(y0), `value, ${at}`);
+        assert.deepEqual(bits(ga!), bits(ra!), `gradient of a, ${at}`);
+        assert.deepEqual(bits(gb!), bits(rb!), `gradient of b, ${at}`);
+        assertAllClose(y1, tf.matMul(a, b, false, true), { rtol: 1e-5, atol: 1e-4, msg: at });
+        tf.dispose([a, b, w, y0, y1, ga!, gb!, ra!, rb!]);
+      }
+    }
+  } finally {
+    await setBackend("wasm", { threads: before });
+  }
+  const results = await onBackends(["cpu"], () =>
+    tf.tidy(() => {
+      const a = tf.randomNormal([2, 3, 4], 0, 1, "float32", 1) as tf.Tensor3D;
+      const b = tf.randomNormal([2, 5, 4], 0, 1, "float32", 2) as tf.Tensor3D;
+      const [ga, gb] = tf.grads((u: tf.Tensor, v: tf.Tensor) =>
+        tf.sum(tf.square(bmmTransposed(u as tf.Tensor3D, v as tf.Tensor3D)))
+      )([a, b]);
+      const [ra, rb] = tf.grads((u: tf.Tensor, v: tf.Tensor) =>
+        tf.sum(tf.square(tf.matMul(u as tf.Tensor3D, v as tf.Tensor3D, false, true)))
+      )([a, b]);
+      return { ga: ga!, ra: ra!, gb: gb!, rb: rb! };
+    }));
+  const cpu = results.get("cpu")!;
+  assertAllClose(cpu.ga, cpu.ra, { rtol: 1e-5, atol: 1e-5, msg: "cpu, gradient of a" });
+  assertAllClose(cpu.gb, cpu.rb, { rtol: 1e-5, atol: 1e-5, msg: "cpu, gradient of b" });
 });
