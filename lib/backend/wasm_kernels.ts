@@ -20,6 +20,14 @@
  *   in one kernel, summing in order in float32 as the built-in Mean does, so
  *   the values equal the six kernels it replaces bit for bit (passes without
  *   gradients only: decoding and scoring).
+ * - `MempoPieceMatMul` (new): `a[n] · b[n]` for a batch of matrices as N
+ *   2-D products on XNNPACK (the built-in runs batched products in a scalar
+ *   loop) that read their operands and write their output in place in the
+ *   batch tensors, where unstacking and stacking would copy them: each piece
+ *   is the built-in `BatchMatMul` of batch 1 on a temporary tensor id the
+ *   backend's C++ side registers at the piece's offset and releases after
+ *   (with the XNNPACK operator it caches for it), so the values are those of
+ *   the 2-D products bit for bit.
  * - `Transpose` of matrices (and batches of matrices, as attention's
  *   `[B·H, T, S]` probabilities) whose row count is a multiple of 128: the
  *   built-in's writes collide in the cache there (4–8× slower than JS tiles);
@@ -37,6 +45,15 @@ interface WasmHeapBackend {
   makeOutput(shape: number[], dtype: tfTypes.DataType): TensorInfo;
   typedArrayFromHeap(t: TensorInfo): TypedArray;
   incRef(dataId: unknown): void;
+  dataIdMap: { get(dataId: unknown): { id: number; memoryOffset: number } };
+  dataIdNextNumber: number;
+  wasm: {
+    cwrap(name: string, returns: null, args: string[]): (...args: unknown[]) => void;
+    tfjs: {
+      registerTensor(id: number, size: number, memoryOffset: number): void;
+      disposeData(id: number): void;
+    };
+  };
 }
 
 function sizeOf(shape: readonly number[]): number {
@@ -176,6 +193,59 @@ function transpose2d(x: TensorInfo, backend: WasmHeapBackend): TensorInfo {
   return out;
 }
 
+/** The name of the batched product by 2-D pieces in place (wasm only). */
+export const PIECE_MATMUL_KERNEL = "MempoPieceMatMul";
+
+// the backend's BatchMatMul entry point (a_id, a_shape, a_rank, b_id, b_shape, b_rank, transpose_a, transpose_b,
+// out_id), bound once per backend instance
+const batchMatMulEntry = new WeakMap<object, (...args: unknown[]) => void>();
+
+/** `a [N, M, K]`, `b [N, K, P]` → `[N, M, P]`: N batch-1 products of the built-in `BatchMatMul` in place. */
+function pieceMatMulKernel(args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown }): TensorInfo {
+  const { a, b } = args.inputs as Record<string, TensorInfo>;
+  const backend = args.backend as WasmHeapBackend;
+  const [N, M, K] = a!.shape as [number, number, number];
+  const [Nb, Kb, P] = b!.shape as [number, number, number];
+  if (a!.dtype !== "float32" || b!.dtype !== "float32" || Nb !== N || Kb !== K) {
+    throw new TypeError(
+      `${PIECE_MATMUL_KERNEL}: a [N, M, K] and b [N, K, P] must be float32 with matching N and K, current shapes are ` +
+        `[${a!.shape}] (${a!.dtype}) and [${b!.shape}] (${b!.dtype})`,
+    );
+  }
+  let entry = batchMatMulEntry.get(backend);
+  if (entry === undefined) {
+    entry = backend.wasm.cwrap("BatchMatMul", null, [
+      "number",
+      "array",
+      "number",
+      "number",
+      "array",
+      "number",
+      "number",
+      "number",
+      "number",
+    ]);
+    batchMatMulEntry.set(backend, entry);
+  }
+  const out = backend.makeOutput([N, M, P], "float32");
+  const base = [a!, b!, out].map((t) => backend.dataIdMap.get(t.dataId).memoryOffset);
+  const aShape = new Uint8Array(new Int32Array([1, M, K]).buffer);
+  const bShape = new Uint8Array(new Int32Array([1, K, P]).buffer);
+  const { tfjs } = backend.wasm;
+  for (let n = 0; n < N; n++) {
+    const ids = [backend.dataIdNextNumber++, backend.dataIdNextNumber++, backend.dataIdNextNumber++];
+    tfjs.registerTensor(ids[0]!, M * K, base[0]! + 4 * n * M * K);
+    tfjs.registerTensor(ids[1]!, K * P, base[1]! + 4 * n * K * P);
+    tfjs.registerTensor(ids[2]!, M * P, base[2]! + 4 * n * M * P);
+    try {
+      entry(ids[0], aShape, 3, ids[1], bShape, 3, false, false, ids[2]);
+    } finally {
+      for (const id of ids) tfjs.disposeData(id); // the C++ side only: the memory stays the batch tensors'
+    }
+  }
+  return out;
+}
+
 /** The name of the fused RoPE kernel (wasm only; other backends compose it from built-in ops). */
 export const ROPE_KERNEL = "MempoRope";
 
@@ -302,6 +372,7 @@ export function registerWasmKernels(tf: typeof tfTypes): void {
   register("UnsortedSegmentSum", unsortedSegmentSum);
   register(ROPE_KERNEL, ropeKernel);
   register(RMS_NORM_KERNEL, rmsNormKernel);
+  register(PIECE_MATMUL_KERNEL, pieceMatMulKernel);
   const identityKernel = (args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown }): TensorInfo => {
     const x = args.inputs.x!;
     if (x.dtype === "string") {

@@ -7,6 +7,7 @@
  * @module
  */
 import { tf } from "../tf.ts";
+import { PIECE_MATMUL_KERNEL } from "../backend/wasm_kernels.ts";
 
 const dense2d = tf.customGrad(
   ((x: tf.Tensor2D, w: tf.Tensor2D, save: tf.GradSaveFunc) => {
@@ -34,13 +35,12 @@ const batchMatMul = tf.customGrad(
   }) as unknown as Parameters<typeof tf.customGrad>[0],
 );
 
-/** `a[n] · b[n]` as N flag-free 2-D products (wasm's fast path), stacked; no gradient of its own. */
+/**
+ * `a[n] · b[n]` as N flag-free 2-D products (wasm's fast path), read and written in place in the batch tensors
+ * (`PIECE_MATMUL_KERNEL`; the same values as unstacking, N `matMul`s and a stack); no gradient of its own.
+ */
 function pieceProducts(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
-  return tf.tidy(() => {
-    const as = tf.unstack(a) as tf.Tensor2D[];
-    const bs = tf.unstack(b) as tf.Tensor2D[];
-    return tf.stack(as.map((x, i) => tf.matMul(x, bs[i]!))) as tf.Tensor3D;
-  });
+  return tf.engine().runKernel(PIECE_MATMUL_KERNEL, { a, b }) as tf.Tensor3D;
 }
 
 // one gradient for the whole batch: each operand is transposed once as a 3-D tensor (not once per
@@ -126,8 +126,8 @@ export function dense(x: tf.Tensor, w: tf.Tensor2D): tf.Tensor {
  * ```
  *
  * On wasm only flag-free batch-1 (2-D) products take the fast XNNPACK path,
- * so there the batch is unstacked (a cheap heap-view slice, see
- * `backend/wasm_kernels.ts`), multiplied as N 2-D products and stacked: 5×
+ * so there the batch runs as N 2-D products that read and write the batch
+ * tensors in place (`MempoPieceMatMul`, see `backend/wasm_kernels.ts`): 5×
  * faster than one batched product for 32 heads × 256 tokens; products
  * smaller than {@linkcode MIN_PIECE_PRODUCT} per item stay one batched
  * product. Other backends use one batched product.

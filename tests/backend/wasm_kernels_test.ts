@@ -125,6 +125,48 @@ Deno.test("GatherV2 on wasm (row copies) equals cpu's on 200 random shapes, axes
   assert.equal(tf.getBackend(), "wasm");
 });
 
+Deno.test("MempoPieceMatMul on wasm equals unstacking, 2-D matMuls and a stack bit for bit (1 and 2 threads); a fresh b is never served a cached operator; bad shapes are named", async () => {
+  const { PIECE_MATMUL_KERNEL } = await import("../../lib/backend/wasm_kernels.ts");
+  const { wasmThreads } = await import("../../lib/backend/backend.ts");
+  const before = wasmThreads();
+  const piece = (a: tf.Tensor, b: tf.Tensor) => tf.engine().runKernel(PIECE_MATMUL_KERNEL, { a, b }) as tf.Tensor;
+  const stacked = (a: tf.Tensor, b: tf.Tensor) =>
+    tf.tidy(() => {
+      const bs = tf.unstack(b);
+      return tf.stack(tf.unstack(a).map((x, i) => tf.matMul(x as tf.Tensor2D, bs[i] as tf.Tensor2D)));
+    });
+  try {
+    for (const threads of [1, 2]) {
+      await setBackend("wasm", { threads });
+      for (const [N, M, K, P] of [[1, 3, 4, 5], [7, 33, 17, 9], [4, 256, 32, 256], [3, 256, 256, 32]]) {
+        const a = tf.randomNormal([N!, M!, K!], 0, 1, "float32", 11);
+        const b = tf.randomNormal([N!, K!, P!], 0, 1, "float32", 12);
+        const got = piece(a, b);
+        const want = stacked(a, b);
+        const at = `[${N}, ${M}, ${K}] · [${N}, ${K}, ${P}] on ${threads} thread(s)`;
+        assert.deepEqual(got.shape, [N, M, P], at);
+        assert.deepEqual(Array.from(got.dataSync()), Array.from(want.dataSync()), at);
+        // the same shapes, other values of b: the result follows the new b (no operator cached for a released id)
+        const b2 = tf.mul(b, -2);
+        const again = piece(a, b2);
+        assertAllClose(again, tf.mul(want, -2), { rtol: 1e-6, atol: 1e-5, msg: at });
+        tf.dispose([a, b, b2, got, want, again]);
+      }
+    }
+  } finally {
+    await setBackend("wasm", { threads: before });
+  }
+  assertNoTensorLeak(() => {
+    const a = tf.ones([2, 3, 4]);
+    const b = tf.ones([2, 4, 5]);
+    tf.dispose([piece(a, b), a, b]);
+  });
+  assert.throws(
+    () => tf.tidy(() => piece(tf.ones([2, 3, 4]), tf.ones([2, 5, 6]))),
+    /MempoPieceMatMul: a \[N, M, K\] and b \[N, K, P\] must be float32 with matching N and K, current shapes are \[2,3,4\] \(float32\) and \[2,5,6\]/,
+  );
+});
+
 Deno.test("Identity on wasm shares the data (no copy), reference-counted: a clone outlives its source, a variable its value", () => {
   const backend = tf.backend() as unknown as { dataIdMap: { get(id: unknown): { memoryOffset: number } } };
   const before = tf.memory().numDataBuffers;
