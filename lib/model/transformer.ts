@@ -6,7 +6,7 @@
  * @module
  */
 import { tf } from "../tf.ts";
-import { RMS_NORM_KERNEL, ROPE_KERNEL } from "../backend/wasm_kernels.ts";
+import { RMS_NORM_KERNEL, ROPE_KERNEL, SCALE_BIAS_KERNEL } from "../backend/wasm_kernels.ts";
 import { bmm, bmmTransposed, dense } from "./dense.ts";
 import type { Model } from "./params.ts";
 
@@ -122,12 +122,26 @@ const fusedRope = tf.customGrad(
  * runs one batched matMul with `transposeB` against the cache instead: B·H kernels of one query
  * row each cost more in dispatch than they compute (2.5× generate, measured in `deno task bench`).
  */
-function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor, scale: number): tf.Tensor3D {
+function attention(
+  q: tf.Tensor4D,
+  k: tf.Tensor4D,
+  v: tf.Tensor4D,
+  bias: tf.Tensor,
+  scale: number,
+  noGradient = false,
+): tf.Tensor3D {
   const [B, H, T, hd] = q.shape;
   const S = k.shape[2];
   const rows = (x: tf.Tensor4D, n: number) => tf.reshape(x, [B * H, n, hd]) as tf.Tensor3D;
-  const scores = T === 1 ? tf.matMul(rows(q, T), rows(k, S), false, true) : bmmTransposed(rows(q, T), rows(k, S));
-  const probs = tf.reshape(tf.softmax(tf.add(tf.mul(tf.reshape(scores, [B, H, T, S]), scale), bias)), [B * H, T, S]);
+  const scores = tf.reshape(
+    T === 1 ? tf.matMul(rows(q, T), rows(k, S), false, true) : bmmTransposed(rows(q, T), rows(k, S)),
+    [B, H, T, S],
+  );
+  // wasm, no gradient (decoding, scoring): scale and bias in one kernel, the same float32 values
+  const logits = noGradient && tf.getBackend() === "wasm"
+    ? tf.engine().runKernel(SCALE_BIAS_KERNEL, { x: scores, bias }, { scale }) as tf.Tensor
+    : tf.add(tf.mul(scores, scale), bias);
+  const probs = tf.reshape(tf.softmax(logits), [B * H, T, S]);
   return T === 1 ? tf.matMul(probs as tf.Tensor3D, rows(v, S)) : bmm(probs as tf.Tensor3D, rows(v, S));
 }
 
@@ -234,7 +248,7 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
         newKeys.push(k);
         newValues.push(v);
       }
-      const att = attention(q, k, v, bias, scale);
+      const att = attention(q, k, v, bias, scale, noGradient);
       const merged = merge(att);
       x = tf.add(x, dense(merged, w(model, `${p}.self_attn.o_proj.weight`) as tf.Tensor2D));
       const m = rmsNorm(x, w(model, `${p}.post_attention_layernorm.weight`), config.normEps, noGradient);
