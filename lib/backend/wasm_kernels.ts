@@ -28,6 +28,10 @@
  *   backend's C++ side registers at the piece's offset and releases after
  *   (with the XNNPACK operator it caches for it), so the values are those of
  *   the 2-D products bit for bit.
+ * - `MempoQkvHeads` (new): the fused q|k|v product's output `[B, T, 3D]`
+ *   split into `[B, H, T, hd]` heads with RoPE on q and k, in one pass where
+ *   a split, three transposes and two RoPE kernels took five; each value
+ *   is `MempoRope`'s bit for bit (passes without gradients only).
  * - `MempoScaleBias` (new): attention's `scores · scale + bias` in one pass,
  *   the product and the sum each rounded to float32 as the built-in
  *   `Multiply` and `Add` round them, so the same values bit for bit (passes
@@ -250,6 +254,68 @@ function pieceMatMulKernel(args: { inputs: tfTypes.NamedTensorInfoMap; backend: 
   return out;
 }
 
+/** The name of the q|k|v split into RoPE'd heads (wasm only, forward only). */
+export const QKV_HEADS_KERNEL = "MempoQkvHeads";
+
+/**
+ * `qkv [B, T, 3D]` (q, k, v side by side), `cos`/`sin` `[1 or B, 1, T, hd]`, attr `heads` H →
+ * `[RoPE(q), RoPE(k), v]`, each `[B, H, T, hd]` with `hd = D / H`.
+ */
+function qkvHeadsKernel(
+  args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown; attrs?: tfTypes.NamedAttrMap },
+): TensorInfo[] {
+  const { qkv, cos, sin } = args.inputs as Record<string, TensorInfo>;
+  const backend = args.backend as WasmHeapBackend;
+  const H = Number(args.attrs?.heads);
+  const [B, T, D3] = qkv!.shape as [number, number, number];
+  const D = D3 / 3;
+  const hd = D / H;
+  if (
+    qkv!.shape.length !== 3 || !Number.isInteger(D) || !Number.isInteger(hd) || hd % 2 !== 0 ||
+    cos!.shape.at(-1) !== hd || cos!.shape.at(-2) !== T || (cos!.shape[0] !== 1 && cos!.shape[0] !== B)
+  ) {
+    throw new TypeError(
+      `${QKV_HEADS_KERNEL}: qkv must be [B, T, 3·H·hd] (hd even) with cos and sin [1 or B, 1, T, hd], current shapes ` +
+        `are [${qkv!.shape}] and [${cos!.shape}] with ${H} heads`,
+    );
+  }
+  const perRow = cos!.shape[0] === B && B > 1;
+  const outs = [0, 1, 2].map(() => backend.makeOutput([B, H, T, hd], "float32"));
+  const [q, k, v] = outs.map((o) => backend.typedArrayFromHeap(o) as Float32Array) as [
+    Float32Array,
+    Float32Array,
+    Float32Array,
+  ];
+  const xs = backend.typedArrayFromHeap(qkv!) as Float32Array;
+  const cs = backend.typedArrayFromHeap(cos!) as Float32Array;
+  const ss = backend.typedArrayFromHeap(sin!) as Float32Array;
+  const f = Math.fround;
+  for (let b = 0; b < B; b++) {
+    const tBase = perRow ? b * T * hd : 0;
+    for (let t = 0; t < T; t++) {
+      const src = (b * T + t) * D3;
+      const c0 = tBase + t * hd;
+      for (let h = 0; h < H; h++) {
+        const dst = ((b * H + h) * T + t) * hd;
+        const sq = src + h * hd;
+        const sk = sq + D;
+        const sv = sk + D;
+        for (let d = 0; d < hd; d += 2) {
+          const c = cs[c0 + d]!, c1 = cs[c0 + d + 1]!, s = ss[c0 + d]!, s1 = ss[c0 + d + 1]!;
+          const q0 = xs[sq + d]!, q1 = xs[sq + d + 1]!, k0 = xs[sk + d]!, k1 = xs[sk + d + 1]!;
+          q[dst + d] = f(q0 * c) + f(-q1 * s);
+          q[dst + d + 1] = f(q1 * c1) + f(q0 * s1);
+          k[dst + d] = f(k0 * c) + f(-k1 * s);
+          k[dst + d + 1] = f(k1 * c1) + f(k0 * s1);
+          v[dst + d] = xs[sv + d]!;
+          v[dst + d + 1] = xs[sv + d + 1]!;
+        }
+      }
+    }
+  }
+  return outs;
+}
+
 /** The name of the fused scale-and-bias kernel (wasm only, forward only). */
 export const SCALE_BIAS_KERNEL = "MempoScaleBias";
 
@@ -418,6 +484,7 @@ export function registerWasmKernels(tf: typeof tfTypes): void {
   register(RMS_NORM_KERNEL, rmsNormKernel);
   register(PIECE_MATMUL_KERNEL, pieceMatMulKernel);
   register(SCALE_BIAS_KERNEL, scaleBiasKernel);
+  register(QKV_HEADS_KERNEL, qkvHeadsKernel);
   const identityKernel = (args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown }): TensorInfo => {
     const x = args.inputs.x!;
     if (x.dtype === "string") {

@@ -6,7 +6,7 @@
  * @module
  */
 import { tf } from "../tf.ts";
-import { RMS_NORM_KERNEL, ROPE_KERNEL, SCALE_BIAS_KERNEL } from "../backend/wasm_kernels.ts";
+import { QKV_HEADS_KERNEL, RMS_NORM_KERNEL, ROPE_KERNEL, SCALE_BIAS_KERNEL } from "../backend/wasm_kernels.ts";
 import { bmm, bmmTransposed, dense } from "./dense.ts";
 import type { Model } from "./params.ts";
 
@@ -232,14 +232,22 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
     for (let l = 0; l < config.nLayers; l++) {
       const p = `model.layers.${l}`;
       const n = rmsNorm(x, w(model, `${p}.input_layernorm.weight`), config.normEps, noGradient);
-      const [qn, kn, vn] = options.fused !== undefined
-        ? tf.split(dense(n, options.fused.qkv[l]!), 3, -1)
-        : [`${p}.self_attn.q_proj.weight`, `${p}.self_attn.k_proj.weight`, `${p}.self_attn.v_proj.weight`].map((name) =>
-          dense(n, w(model, name) as tf.Tensor2D)
-        );
-      const q = rope(heads(qn!), cos, sin, model.ropeRotation);
-      let k = rope(heads(kn!), cos, sin, model.ropeRotation);
-      let v = heads(vn!);
+      let q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D;
+      if (options.fused !== undefined && tf.getBackend() === "wasm") {
+        // the fused product's q|k|v into RoPE'd heads in one kernel (the same values as the split, heads and rope)
+        [q, k, v] = tf.engine().runKernel(QKV_HEADS_KERNEL, { qkv: dense(n, options.fused.qkv[l]!), cos, sin }, {
+          heads: H,
+        }) as unknown as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
+      } else {
+        const [qn, kn, vn] = options.fused !== undefined
+          ? tf.split(dense(n, options.fused.qkv[l]!), 3, -1)
+          : [`${p}.self_attn.q_proj.weight`, `${p}.self_attn.k_proj.weight`, `${p}.self_attn.v_proj.weight`].map((
+            name,
+          ) => dense(n, w(model, name) as tf.Tensor2D));
+        q = rope(heads(qn!), cos, sin, model.ropeRotation);
+        k = rope(heads(kn!), cos, sin, model.ropeRotation);
+        v = heads(vn!);
+      }
       if (cache !== undefined) {
         k = tf.concat([cache.keys[l]!, k], 2);
         v = tf.concat([cache.values[l]!, v], 2);

@@ -189,6 +189,43 @@ Deno.test("MempoScaleBias on wasm equals tf.add(tf.mul(x, scale), bias) bit for 
   x.dispose();
 });
 
+Deno.test("MempoQkvHeads on wasm equals split, heads and MempoRope bit for bit (shared and per-row positions, one token and many); bad shapes are named", async () => {
+  const { QKV_HEADS_KERNEL, ROPE_KERNEL } = await import("../../lib/backend/wasm_kernels.ts");
+  const [H, hd] = [4, 8];
+  const D = H * hd;
+  for (const [B, T, perRow] of [[2, 5, false], [3, 6, true], [2, 1, true], [1, 1, false]] as const) {
+    const qkv = tf.randomNormal([B, T, 3 * D], 0, 2, "float32", 31);
+    const shape = [perRow ? B : 1, 1, T, hd];
+    const cos = tf.randomUniform(shape, -1, 1, "float32", 32);
+    const sin = tf.randomUniform(shape, -1, 1, "float32", 33);
+    const got = tf.engine().runKernel(QKV_HEADS_KERNEL, { qkv, cos, sin }, { heads: H }) as unknown as tf.Tensor[];
+    const want = tf.tidy(() => {
+      const heads = (x: tf.Tensor) => tf.transpose(tf.reshape(x, [B, T, H, hd]), [0, 2, 1, 3]);
+      const [q, k, v] = tf.split(qkv, 3, -1).map(heads);
+      const rope = (x: tf.Tensor) => tf.engine().runKernel(ROPE_KERNEL, { x, cos, sin }) as tf.Tensor;
+      return [rope(q!), rope(k!), v!];
+    });
+    got.forEach((t, i) => {
+      assert.deepEqual(t.shape, [B, H, T, hd]);
+      assert.deepEqual(Array.from(t.dataSync()), Array.from(want[i]!.dataSync()), `${"qkv"[i]}, B ${B} T ${T}`);
+    });
+    tf.dispose([qkv, cos, sin, ...got, ...want]);
+  }
+  assert.throws(
+    () =>
+      tf.tidy(() =>
+        tf.engine().runKernel(QKV_HEADS_KERNEL, {
+          qkv: tf.zeros([1, 2, 96]),
+          cos: tf.zeros([1, 1, 3, 8]),
+          sin: tf.zeros([1, 1, 3, 8]),
+        }, {
+          heads: 4,
+        })
+      ),
+    /MempoQkvHeads: qkv must be \[B, T, 3·H·hd\] \(hd even\) with cos and sin \[1 or B, 1, T, hd\], current shapes are \[1,2,96\] and \[1,1,3,8\] with 4 heads/,
+  );
+});
+
 Deno.test("Identity on wasm shares the data (no copy), reference-counted: a clone outlives its source, a variable its value", () => {
   const backend = tf.backend() as unknown as { dataIdMap: { get(id: unknown): { memoryOffset: number } } };
   const before = tf.memory().numDataBuffers;
