@@ -32,10 +32,6 @@
  *   split into `[B, H, T, hd]` heads with RoPE on q and k, in one pass where
  *   a split, three transposes and two RoPE kernels took five; each value
  *   is `MempoRope`'s bit for bit (passes without gradients only).
- * - `MempoScaleBias` (new): attention's `scores · scale + bias` in one pass,
- *   the product and the sum each rounded to float32 as the built-in
- *   `Multiply` and `Add` round them, so the same values bit for bit (passes
- *   without gradients only).
  * - `Transpose` of matrices (and batches of matrices, as attention's
  *   `[B·H, T, S]` probabilities) whose row count is a multiple of 128: the
  *   built-in's writes collide in the cache there (4–8× slower than JS tiles);
@@ -316,46 +312,6 @@ function qkvHeadsKernel(
   return outs;
 }
 
-/** The name of the fused scale-and-bias kernel (wasm only, forward only). */
-export const SCALE_BIAS_KERNEL = "MempoScaleBias";
-
-/**
- * `x [B, H, T, S]`, `bias [T, S]` or `[1 or B, 1 or H, T, S]`, attr `scale` → `x · scale + bias`
- * (`scale` rounded to float32 first, as `tf.mul` makes it a float32 scalar).
- */
-function scaleBiasKernel(
-  args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown; attrs?: tfTypes.NamedAttrMap },
-): TensorInfo {
-  const { x, bias } = args.inputs as Record<string, TensorInfo>;
-  const backend = args.backend as WasmHeapBackend;
-  const [B, H, T, S] = x!.shape as [number, number, number, number];
-  const b4 = bias!.shape.length === 2 ? [1, 1, ...bias!.shape] : bias!.shape;
-  if (
-    x!.shape.length !== 4 || b4.length !== 4 || b4[2] !== T || b4[3] !== S || (b4[0] !== 1 && b4[0] !== B) ||
-    (b4[1] !== 1 && b4[1] !== H) || x!.dtype !== "float32" || bias!.dtype !== "float32"
-  ) {
-    throw new TypeError(
-      `${SCALE_BIAS_KERNEL}: x must be float32 [B, H, T, S] and bias float32 [T, S] or [1 or B, 1 or H, T, S], ` +
-        `current shapes are [${x!.shape}] and [${bias!.shape}]`,
-    );
-  }
-  const scale = Math.fround(Number(args.attrs?.scale));
-  const out = backend.makeOutput(x!.shape, "float32");
-  const y = backend.typedArrayFromHeap(out) as Float32Array;
-  const xs = backend.typedArrayFromHeap(x!) as Float32Array;
-  const bs = backend.typedArrayFromHeap(bias!) as Float32Array;
-  const f = Math.fround;
-  const TS = T * S;
-  for (let b = 0; b < B; b++) {
-    for (let h = 0; h < H; h++) {
-      const o = (b * H + h) * TS;
-      const ob = ((b4[0] === 1 ? 0 : b) * b4[1]! + (b4[1] === 1 ? 0 : h)) * TS;
-      for (let i = 0; i < TS; i++) y[o + i] = f(xs[o + i]! * scale) + bs[ob + i]!;
-    }
-  }
-  return out;
-}
-
 /** The name of the fused RoPE kernel (wasm only; other backends compose it from built-in ops). */
 export const ROPE_KERNEL = "MempoRope";
 
@@ -483,7 +439,6 @@ export function registerWasmKernels(tf: typeof tfTypes): void {
   register(ROPE_KERNEL, ropeKernel);
   register(RMS_NORM_KERNEL, rmsNormKernel);
   register(PIECE_MATMUL_KERNEL, pieceMatMulKernel);
-  register(SCALE_BIAS_KERNEL, scaleBiasKernel);
   register(QKV_HEADS_KERNEL, qkvHeadsKernel);
   const identityKernel = (args: { inputs: tfTypes.NamedTensorInfoMap; backend: unknown }): TensorInfo => {
     const x = args.inputs.x!;

@@ -6,7 +6,7 @@
  * @module
  */
 import { tf } from "../tf.ts";
-import { QKV_HEADS_KERNEL, RMS_NORM_KERNEL, ROPE_KERNEL, SCALE_BIAS_KERNEL } from "../backend/wasm_kernels.ts";
+import { QKV_HEADS_KERNEL, RMS_NORM_KERNEL, ROPE_KERNEL } from "../backend/wasm_kernels.ts";
 import { bmm, bmmTransposed, dense } from "./dense.ts";
 import type { Model } from "./params.ts";
 
@@ -128,7 +128,6 @@ function attention(
   v: tf.Tensor4D,
   bias: tf.Tensor,
   scale: number,
-  noGradient = false,
 ): tf.Tensor3D {
   const [B, H, T, hd] = q.shape;
   const S = k.shape[2];
@@ -137,11 +136,7 @@ function attention(
     T === 1 ? tf.matMul(rows(q, T), rows(k, S), false, true) : bmmTransposed(rows(q, T), rows(k, S)),
     [B, H, T, S],
   );
-  // wasm, no gradient (decoding, scoring): scale and bias in one kernel, the same float32 values
-  const logits = noGradient && tf.getBackend() === "wasm"
-    ? tf.engine().runKernel(SCALE_BIAS_KERNEL, { x: scores, bias }, { scale }) as tf.Tensor
-    : tf.add(tf.mul(scores, scale), bias);
-  const probs = tf.reshape(tf.softmax(logits), [B * H, T, S]);
+  const probs = tf.reshape(tf.softmax(tf.add(tf.mul(scores, scale), bias)), [B * H, T, S]);
   return T === 1 ? tf.matMul(probs as tf.Tensor3D, rows(v, S)) : bmm(probs as tf.Tensor3D, rows(v, S));
 }
 
@@ -256,7 +251,7 @@ export function forwardHidden(model: Model, tokens: tf.Tensor2D, options: Forwar
         newKeys.push(k);
         newValues.push(v);
       }
-      const att = attention(q, k, v, bias, scale, noGradient);
+      const att = attention(q, k, v, bias, scale);
       const merged = merge(att);
       x = tf.add(x, dense(merged, w(model, `${p}.self_attn.o_proj.weight`) as tf.Tensor2D));
       const m = rmsNorm(x, w(model, `${p}.post_attention_layernorm.weight`), config.normEps, noGradient);
