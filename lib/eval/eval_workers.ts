@@ -47,11 +47,15 @@ export function evalWorkersFromEnv(value?: string): number {
 
 /** A pool of eval workers ({@linkcode createEvalWorkers}). */
 export interface EvalWorkers {
-  /** {@linkcode evaluateAgents}' rows, the model agents' cells on the workers. */
+  /**
+   * {@linkcode evaluateAgents}' rows, the model agents' cells on the workers; with `objectives`, those test sets'
+   * cells only (the rows of `evaluateAgents` on the data with only those test sets).
+   */
   evaluate(
     agents: readonly AgentSpec[],
     config: EvalConfig,
     onRow?: (row: EvalRow) => void | Promise<void>,
+    objectives?: readonly number[],
   ): Promise<EvalRow[]>;
   /** {@linkcode equalRewardGroups}' rows, the model agents' cells on the workers. */
   equalRewardGroups(
@@ -157,8 +161,16 @@ export function createEvalWorkers(
     job: { kind: "eval"; config: EvalConfig } | { kind: "groups"; options: EqualRewardGroupsOptions },
     here: (agent: AgentSpec, objectives: number) => Promise<R>,
     onRow?: (row: R) => void | Promise<void>,
+    only?: readonly number[],
   ): Promise<R[]> {
-    const sizes = testSizes(data);
+    for (const k of only ?? []) {
+      if (!data.test.has(k)) {
+        throw new RangeError(
+          `Cannot evaluate: objectives must be among the test sets (${testSizes(data)}), current value is ${k}`,
+        );
+      }
+    }
+    const sizes = testSizes(data).filter((k) => only === undefined || only.includes(k));
     const cells = agents.flatMap((agent, a) => {
       const model = "model" in agent ? models.indexOf(agent.model) : -1;
       if ("model" in agent && model < 0) {
@@ -193,8 +205,8 @@ export function createEvalWorkers(
     return rows;
   }
   return {
-    evaluate: (agents, config, onRow) =>
-      run(agents, { kind: "eval", config }, (a, k) => evaluateCell(a, data, k, config), onRow),
+    evaluate: (agents, config, onRow, objectives) =>
+      run(agents, { kind: "eval", config }, (a, k) => evaluateCell(a, data, k, config), onRow, objectives),
     equalRewardGroups: (agents, options, onRow) =>
       run(agents, { kind: "groups", options }, (a, k) => equalRewardCell(a, data, k, options), onRow),
     close() {

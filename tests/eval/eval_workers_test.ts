@@ -42,6 +42,16 @@ Deno.test("createEvalWorkers(): the rows of evaluateAgents and equalRewardGroups
       });
       assert.deepEqual(rows, reference, `${size} workers`);
       assert.deepEqual(cellsOf(seen).toSorted(), cellsOf(reference).toSorted(), "onRow once per cell");
+      // some test sets only: those sets' rows, as the evaluation of all gives them
+      assert.deepEqual(
+        await workers.evaluate(agents, config, undefined, [4, 1]),
+        reference.filter((r) => r.objectives !== 2),
+        `${size} workers, objectives 1 and 4`,
+      );
+      await assert.rejects(
+        workers.evaluate(agents, config, undefined, [3]),
+        /objectives must be among the test sets \(1,2,4\), current value is 3/,
+      );
       // the same workers sample the groups: each cell's own seed stream, whichever worker runs it
       assert.deepEqual(await workers.equalRewardGroups(agents, groupOptions), referenceGroups, `${size} workers`);
     } finally {

@@ -232,3 +232,22 @@ Deno.test("tools/compare.ts: prints each test set's interval from the finished s
     assert.equal(bad.code, 2, args.join(" "));
   }
 });
+
+Deno.test("compareRun(): the seeds' evaluation on eval workers (the default, every core) gives the rows of the evaluation in process", async () => {
+  const copy = await Deno.makeTempDir();
+  await new Deno.Command("cp", { args: ["-r", `${run}/.`, copy] }).output();
+  // evaluated again: the branches' RL is finished and kept, their stored rows are not
+  for (const seed of [0, 1]) await Deno.remove(`${copy}/compare/seed${seed}/compare_eval.json`).catch(() => {});
+  await Deno.remove(`${copy}/compare.json`).catch(() => {});
+  const before = Deno.env.get("MEMPO_EVAL_WORKERS");
+  Deno.env.set("MEMPO_EVAL_WORKERS", "1");
+  try {
+    const inProcess = (await compareRun(copy, { seeds: [0, 1], resamples: 2000, log: () => {} }))!;
+    const strip = (r: CompareResult) => r.rows.map(({ source: _, ...row }) => row);
+    assert.deepEqual(strip(inProcess), strip(first));
+    assert.deepEqual(inProcess.paired, first.paired);
+  } finally {
+    if (before === undefined) Deno.env.delete("MEMPO_EVAL_WORKERS");
+    else Deno.env.set("MEMPO_EVAL_WORKERS", before);
+  }
+});
