@@ -40,7 +40,13 @@ export {
   wasmThreads,
   webgpuAvailable,
 } from "./lib/backend/backend.ts";
-export { registerWasmKernels, RMS_NORM_KERNEL, ROPE_KERNEL } from "./lib/backend/wasm_kernels.ts";
+export {
+  PIECE_MATMUL_KERNEL,
+  QKV_HEADS_KERNEL,
+  registerWasmKernels,
+  RMS_NORM_KERNEL,
+  ROPE_KERNEL,
+} from "./lib/backend/wasm_kernels.ts";
 export {
   checkWasmGlue,
   PINNED_WASM_VERSION,
