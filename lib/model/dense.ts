@@ -167,6 +167,9 @@ export function bmm(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
  *
  * Shapes: `a [N, M, K]`, `b [N, P, K]` → `[N, M, P]`.
  *
+ * Source: this package (the key gradient's shape measured in `bench/profile.ts`: `[32, 256] · [256, 256]`
+ * pieces 0.88 ms each on one thread, `[256, 256] · [256, 32]` 0.34 ms).
+ *
  * @param a Left factor.
  * @param b Right factor, transposed in the product.
  * @returns A new tensor owned by the caller.
