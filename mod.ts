@@ -377,7 +377,7 @@ export {
   testFingerprint,
   testSizes,
 } from "./lib/eval/evaluate.ts";
-export { createEvalWorkers, type EvalWorkers, evalWorkersFromEnv } from "./lib/eval/eval_workers.ts";
+export { createEvalWorkers, type EvalWorkers, evalWorkersFor, evalWorkersFromEnv } from "./lib/eval/eval_workers.ts";
 export {
   type PairedComparison,
   researchCheck,

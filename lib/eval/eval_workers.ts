@@ -11,7 +11,8 @@
  * @module
  */
 import type { EvalConfig } from "../config/experiment.ts";
-import type { LoadedData } from "../data/build.ts";
+import { tf } from "../tf.ts";
+import { dataDirOf, type LoadedData } from "../data/build.ts";
 import { type Model, trainableVariables } from "../model/params.ts";
 import { integerSetting } from "../integer_setting.ts";
 import { type AgentSpec, type EvalRow, evaluateCell, testFingerprint, testSizes } from "./evaluate.ts";
@@ -215,4 +216,37 @@ export function createEvalWorkers(
       for (const w of started) w.terminate();
     },
   };
+}
+
+/**
+ * Eval workers where they give the same rows and a gain: `MEMPO_EVAL_WORKERS`
+ * ≥ 2 ({@linkcode evalWorkersFromEnv}), the wasm backend, and data that
+ * `loadData` read from a directory (which the workers load again);
+ * otherwise `undefined`, and the caller evaluates in process.
+ *
+ * Source: this package (the one rule `deno task train`, `eval` and `compare` follow).
+ *
+ * @param data Loaded data.
+ * @param models The models the workers will run.
+ * @returns The workers (the caller closes them), or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { evalWorkersFor } from "./eval_workers.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 3, { trainCount: 2, testCount: 2, testObjectives: [1] });
+ * const data = await loadData(dir);
+ * assert.equal(evalWorkersFor({ ...data }, []), undefined); // a copy: no directory to load it from
+ * evalWorkersFor(data, [])?.close();
+ * ```
+ */
+export function evalWorkersFor(data: LoadedData, models: readonly Model[]): EvalWorkers | undefined {
+  const size = evalWorkersFromEnv();
+  const dir = dataDirOf(data);
+  return size >= 2 && dir !== undefined && tf.getBackend() === "wasm"
+    ? createEvalWorkers(data, dir, models, size)
+    : undefined;
 }

@@ -122,13 +122,7 @@ const fusedRope = tf.customGrad(
  * runs one batched matMul with `transposeB` against the cache instead: B·H kernels of one query
  * row each cost more in dispatch than they compute (2.5× generate, measured in `deno task bench`).
  */
-function attention(
-  q: tf.Tensor4D,
-  k: tf.Tensor4D,
-  v: tf.Tensor4D,
-  bias: tf.Tensor,
-  scale: number,
-): tf.Tensor3D {
+function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor, scale: number): tf.Tensor3D {
   const [B, H, T, hd] = q.shape;
   const S = k.shape[2];
   const rows = (x: tf.Tensor4D, n: number) => tf.reshape(x, [B * H, n, hd]) as tf.Tensor3D;

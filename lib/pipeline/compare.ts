@@ -14,15 +14,14 @@
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import { type Algorithm, type ExperimentConfig, validateConfig } from "../config/experiment.ts";
 import { readRunConfig } from "../config/run_config.ts";
-import { tf } from "../tf.ts";
 import { setBackend } from "../backend/backend.ts";
-import { dataDirOf, type LoadedData } from "../data/build.ts";
+import type { LoadedData } from "../data/build.ts";
 import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { loadCheckpoint, readCheckpointRecord } from "../model/checkpoint.ts";
 import { modelPreset } from "../model/config.ts";
 import type { Model } from "../model/params.ts";
 import { AGENT_NAMES, type EvalRow, evaluateAgents } from "../eval/evaluate.ts";
-import { createEvalWorkers, evalWorkersFromEnv } from "../eval/eval_workers.ts";
+import { evalWorkersFor } from "../eval/eval_workers.ts";
 import { pairedBootstrap, type PairedBootstrapResult } from "../eval/paired_bootstrap.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { DataError, UsageError } from "../errors.ts";
@@ -275,11 +274,9 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     }));
     const onRow = (r: EvalRow) => log(`seed ${seed}: ${r.agent} ${r.objectives} objectives EM ${r.em.toFixed(3)}`);
     // the cells on a worker per core where the run's evaluation uses them (the same rows, bit for bit)
-    const size = evalWorkersFromEnv();
-    const dataDir = dataDirOf(loaded);
+    const workers = evalWorkersFor(loaded, models);
     let evaluated: EvalRow[];
-    if (size >= 2 && dataDir !== undefined && tf.getBackend() === "wasm") {
-      const workers = createEvalWorkers(loaded, dataDir, models, size);
+    if (workers !== undefined) {
       try {
         evaluated = await workers.evaluate(agents, cfg.eval, onRow, missing);
       } finally {

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { dataDirOf, type LoadedData } from "../data/build.ts";
-import { tf } from "../tf.ts";
+import type { LoadedData } from "../data/build.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 import type { ContextPolicy } from "../env/context.ts";
 import type { Model } from "../model/params.ts";
@@ -16,7 +15,7 @@ import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import type { MetricsRow } from "../train/metrics.ts";
 import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
-import { createEvalWorkers, type EvalWorkers, evalWorkersFromEnv } from "../eval/eval_workers.ts";
+import { type EvalWorkers, evalWorkersFor } from "../eval/eval_workers.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import {
   equalRewardGroups,
@@ -193,12 +192,7 @@ export async function evaluateRun(
     };
     // the model agents' cells of the evaluation and the equal-reward groups on a worker per core (the same rows, bit for
     // bit, on wasm, for data loaded from a directory the workers can load: createEvalWorkers)
-    const size = evalWorkersFromEnv();
-    const dir = dataDirOf(data);
-    const models = [...new Set(agents.flatMap((a) => ("model" in a ? [a.model] : [])))];
-    workers = size >= 2 && dir !== undefined && tf.getBackend() === "wasm"
-      ? createEvalWorkers(data, dir, models, size)
-      : undefined;
+    workers = evalWorkersFor(data, [...new Set(agents.flatMap((a) => ("model" in a ? [a.model] : [])))]);
     const rows = workers !== undefined
       ? await workers.evaluate(agents, config.eval, onRow)
       : await evaluateAgents(agents, data, config.eval, onRow);
