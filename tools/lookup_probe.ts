@@ -8,7 +8,7 @@
 // accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table).
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
-import { isStateMemory } from "../lib/env/teacher.ts";
+import { isStateMemory, stateLayout } from "../lib/env/teacher.ts";
 import { runTask } from "../lib/cli/task.ts";
 import { openRun } from "../lib/pipeline/open_run.ts";
 import {
@@ -51,7 +51,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     console.log(`${dir} (${flags.policy}): teacher-forced accuracy of each step of the state memory, % right (tokens)`);
     for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
       const sequences = await probeTurns(data, set.slice(0, config.eval.questions), { ...probe, memory });
-      const cells = await stepAccuracy(model, data.tokenizer, sequences);
+      const cells = await stepAccuracy(model, data.tokenizer, sequences, stateLayout(memory));
       console.log(
         `${k} objectives, steps  ` +
           cells.map((c) => `${c.step} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),

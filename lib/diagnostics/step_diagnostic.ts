@@ -10,9 +10,12 @@
  */
 import type { Tokenizer } from "../text/tokenizer.ts";
 import { parseStateMemory, type StateMemory } from "../env/teacher.ts";
+import { RELATIONS } from "../env/world.ts";
 import type { Model } from "../model/params.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { type Hits, teacherForcedHits } from "./teacher_forced.ts";
+
+const RELATIONS_OF: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
 
 /** The steps of a state-memory turn, in the order they are reported. */
 export const STEP_KINDS = [
@@ -50,7 +53,8 @@ export interface StepAccuracy {
  *
  * @param tokenizer The tokenizer.
  * @param sequence A teacher turn sequence (context, then the turn with loss mask 1).
- * @param options `stack`: the memory is `"state-stack"`'s (answers first, the head last). @default false
+ * @param options `stack`: the memory is `"state-stack"`'s (answers first, the head last); `cursor`: it is
+ *   `"state-cursor"`'s (the answers, then the objective in progress). @default false
  * @returns `[position, step]` pairs.
  *
  * @example
@@ -73,8 +77,9 @@ export interface StepAccuracy {
 export function stepPositions(
   tokenizer: Tokenizer,
   sequence: LmSequence,
-  options: { stack?: boolean } = {},
+  options: { stack?: boolean; cursor?: boolean } = {},
 ): [number, StepKind][] {
+  const layout = { stack: options.stack ?? false, cursor: options.cursor ?? false };
   const words = sequence.tokens.map((id) => tokenizer.tokens[id] ?? "");
   const out: [number, StepKind][] = [];
   // one learned span per turn (a full-history sequence packs several)
@@ -82,7 +87,7 @@ export function stepPositions(
     if (sequence.lossMask[first] !== 1 || (first > 0 && sequence.lossMask[first - 1] === 1)) continue;
     let last = first;
     while (last + 1 < words.length && sequence.lossMask[last + 1] === 1) last++;
-    labelTurn(words, first, last + 1, options.stack ?? false, out);
+    labelTurn(words, first, last + 1, layout, out);
   }
   return out;
 }
@@ -92,18 +97,85 @@ function labelTurn(
   words: readonly string[],
   first: number,
   end: number,
-  stack: boolean,
+  layout: { stack: boolean; cursor: boolean },
   out: [number, StepKind][],
 ): void {
+  const { stack, cursor } = layout;
   let previous: StateMemory | undefined;
   const close = words.lastIndexOf("</mem>", first - 1);
   if (close >= 0) {
     const open = words.lastIndexOf("<mem>", close);
-    if (open >= 0) previous = parseStateMemory(words.slice(open + 1, close), { stack });
+    if (open >= 0) previous = parseStateMemory(words.slice(open + 1, close), layout);
   }
   const closeMem = words.indexOf("</mem>", first);
   const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
-  const current = parseStateMemory(words.slice(first, memEnd), { stack });
+  const current = parseStateMemory(words.slice(first, memEnd), layout);
+  if (cursor) labelCursorMemory(words, first, memEnd, previous, current, out);
+  else labelListMemory(words, first, memEnd, stack, previous, current, out);
+  // think, search, final answer: their contents
+  let tag: string | undefined;
+  for (let i = memEnd + 1; i < end; i++) {
+    const w = words[i]!;
+    if (/^<\/?(think|search|answer)>$/.test(w)) {
+      tag = w.startsWith("</") ? undefined : w.slice(1, -1);
+      continue;
+    }
+    if (tag === "think") out.push([i, "think"]);
+    else if (tag === "search") out.push([i, "search"]);
+    else if (tag === "answer") out.push([i, "final answer"]);
+  }
+}
+
+/**
+ * The cursor memory's words (`"state-cursor"`): the answers carried or the
+ * one appended, then the objective in progress, taken from the question when
+ * it is new (first turn, or after a pop: another subject), else its subject
+ * and relations carried and the entity found after a first hop ("open next
+ * hop").
+ */
+function labelCursorMemory(
+  words: readonly string[],
+  first: number,
+  memEnd: number,
+  previous: StateMemory | undefined,
+  current: StateMemory,
+  out: [number, StepKind][],
+): void {
+  let i = first;
+  const separators = () => {
+    while (i < memEnd && (words[i] === ";" || words[i] === "|")) out.push([i++, "separators"]);
+  };
+  const carried = previous?.answers.length ?? 0;
+  current.answers.forEach((_, j) => {
+    separators();
+    out.push([i++, j < carried ? "answers carried" : "answer appended"]);
+  });
+  separators();
+  const tail = current.open[0] ?? [];
+  const before = previous?.open[0];
+  const same = before !== undefined && before[0] === tail[0];
+  tail.forEach((w, j) => {
+    separators();
+    const step: StepKind = !same
+      ? "open from question"
+      : RELATIONS_OF.has(w) || j === 0
+      ? "open carried"
+      : "open next hop";
+    out.push([i++, step]);
+  });
+  separators();
+}
+
+/** The list memories' words (`"state"`, `"state-relations"`, `"state-stack"`). */
+function labelListMemory(
+  words: readonly string[],
+  first: number,
+  memEnd: number,
+  stack: boolean,
+  previous: StateMemory | undefined,
+  current: StateMemory,
+  out: [number, StepKind][],
+): void {
   // the head (first open item, last on the stack) was rewritten (a first hop read) when the open list kept its
   // length; a pop shortens it and writes the head's answer (last, first on the stack)
   const rewritten = previous !== undefined && previous.open.length > 0 &&
@@ -142,18 +214,6 @@ function labelTurn(
     answers();
   }
   separators();
-  // think, search, final answer: their contents
-  let tag: string | undefined;
-  for (let i = memEnd + 1; i < end; i++) {
-    const w = words[i]!;
-    if (/^<\/?(think|search|answer)>$/.test(w)) {
-      tag = w.startsWith("</") ? undefined : w.slice(1, -1);
-      continue;
-    }
-    if (tag === "think") out.push([i, "think"]);
-    else if (tag === "search") out.push([i, "search"]);
-    else if (tag === "answer") out.push([i, "final answer"]);
-  }
 }
 
 /**
@@ -168,7 +228,7 @@ function labelTurn(
  * @param model The policy.
  * @param tokenizer The tokenizer.
  * @param sequences Teacher turns (state memory format).
- * @param options `stack`: the memory is `"state-stack"`'s ({@linkcode stepPositions}). @default false
+ * @param options `stack` or `cursor`: the memory's layout ({@linkcode stepPositions}). @default false
  * @returns One entry per step present, in {@linkcode STEP_KINDS} order.
  *
  * @example
@@ -191,7 +251,7 @@ export async function stepAccuracy(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
-  options: { stack?: boolean } = {},
+  options: { stack?: boolean; cursor?: boolean } = {},
 ): Promise<StepAccuracy[]> {
   const hits = await teacherForcedHits(
     model,

@@ -236,6 +236,16 @@ export interface QaSplitOptions {
    * @default true
    */
   markers?: boolean;
+  /**
+   * Whether the names of a question are all different: no answer is another
+   * objective's answer or any objective's subject. Then every answer in a
+   * memory or a final answer is a word that occurs once there, so copying
+   * the list is a lookup by the word before (an induction head's), whatever
+   * its length; with repeated answers (8 countries answer about a third of
+   * the objectives) the word before does not say which copy comes next.
+   * @default false
+   */
+  distinctAnswers?: boolean;
 }
 
 /** Train questions and one test set per objective count. */
@@ -256,18 +266,29 @@ function makeQuestion(
   markers?: string[],
   order?: number[],
   named = true,
+  distinctAnswers = false,
 ): QaItem {
   const types = [...subjects.keys()].filter((t) => subjects.get(t)!.length > 0);
   const chosen = new Set<string>();
+  // with distinctAnswers: every subject and answer of the question, each once
+  const names = new Set<string>();
   const subQuestions: SubQuestion[] = [];
-  while (subQuestions.length < k) {
+  for (let draws = 0; subQuestions.length < k; draws++) {
+    if (draws > 10_000 * k) {
+      throw new RangeError(
+        `Cannot build a ${k}-objective question with distinct answers: the world has too few answers to draw from`,
+      );
+    }
     const type = types[rng.int(types.length)]!;
     const pool = subjects.get(type)!;
     const subject = pool[rng.int(pool.length)]!;
     if (chosen.has(subject)) continue;
-    chosen.add(subject);
     const templates = TEMPLATES[type];
-    subQuestions.push(makeSubQuestion(world, subject, templates[rng.int(templates.length)]!));
+    const q = makeSubQuestion(world, subject, templates[rng.int(templates.length)]!);
+    if (distinctAnswers && (names.has(subject) || names.has(q.answer) || q.answer === subject)) continue;
+    chosen.add(subject);
+    names.add(subject).add(q.answer);
+    subQuestions.push(q);
   }
   subQuestions.forEach((q, i) => q.marker = markers?.[i] ?? objectiveMarker(i));
   return {
@@ -349,6 +370,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     trainMarkers = 0,
     trainOrder = "marker",
     markers = true,
+    distinctAnswers = false,
   } = options;
   if (!(testFraction > 0 && testFraction < 1)) {
     throw new RangeError(`Cannot build QA splits: testFraction must be in (0, 1), current value is ${testFraction}`);
@@ -403,14 +425,17 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
   return {
     train: Array.from({ length: trainCount }, (_, i) => {
       const k = ks[i % ks.length]!;
-      return makeQuestion(world, train, k, rng, drawMarkers(k), drawOrder(k), markers);
+      return makeQuestion(world, train, k, rng, drawMarkers(k), drawOrder(k), markers, distinctAnswers);
     }),
     test: new Map(
       testObjectives.map((
         k,
       ) => [
         k,
-        Array.from({ length: testCount }, () => makeQuestion(world, test, k, rng, undefined, undefined, markers)),
+        Array.from(
+          { length: testCount },
+          () => makeQuestion(world, test, k, rng, undefined, undefined, markers, distinctAnswers),
+        ),
       ]),
     ),
     testSubjects,

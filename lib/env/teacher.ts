@@ -28,7 +28,7 @@ import { RELATIONS } from "./world.ts";
 export type MemoryFormat = typeof MEMORY_FORMATS[number];
 
 /** The memory formats ({@linkcode MemoryFormat}). */
-export const MEMORY_FORMATS = ["state", "state-relations", "state-stack", "slots"] as const;
+export const MEMORY_FORMATS = ["state", "state-relations", "state-stack", "state-cursor", "slots"] as const;
 
 /**
  * Whether a memory format is a state memory (the objectives still open and
@@ -54,8 +54,9 @@ export function isStateMemory(format: MemoryFormat): boolean {
 /**
  * The layout of a state memory format: the stack (`"state-stack"`) writes
  * the answers first and the open objectives after `|`, the one being
- * resolved last; the others write the open objectives first (the one being
- * resolved first), then `|`, then the answers.
+ * resolved last; the cursor (`"state-cursor"`) writes the answers, `|`, then
+ * only the objective in progress; the others write the open objectives first
+ * (the one being resolved first), then `|`, then the answers.
  *
  * Source: this package (the formats of {@linkcode stateTeacherTurn}).
  *
@@ -67,12 +68,27 @@ export function isStateMemory(format: MemoryFormat): boolean {
  * import assert from "node:assert/strict";
  * import { stateLayout } from "./teacher.ts";
  *
- * assert.deepEqual(stateLayout("state-stack"), { relations: true, stack: true });
- * assert.deepEqual(stateLayout("state"), { relations: false, stack: false });
+ * assert.deepEqual(stateLayout("state-stack"), { relations: true, stack: true, cursor: false });
+ * assert.deepEqual(stateLayout("state"), { relations: false, stack: false, cursor: false });
+ * assert.deepEqual(stateLayout("state-cursor"), { relations: true, stack: false, cursor: true });
  * ```
  */
-export function stateLayout(format: MemoryFormat): { relations: boolean; stack: boolean } {
-  return { relations: format === "state-relations" || format === "state-stack", stack: format === "state-stack" };
+export function stateLayout(format: MemoryFormat): StateLayout {
+  return {
+    relations: format === "state-relations" || format === "state-stack" || format === "state-cursor",
+    stack: format === "state-stack",
+    cursor: format === "state-cursor",
+  };
+}
+
+/** The options of {@linkcode stateTeacherTurn} and {@linkcode parseStateMemory} that name a state layout. */
+export interface StateLayout {
+  /** Each open objective with the relations left, `;` between items and answers. */
+  relations: boolean;
+  /** The answers first, then the open objectives with the one being resolved last. */
+  stack: boolean;
+  /** The answers, then only the objective in progress (its subject first); the others are read off the question. */
+  cursor: boolean;
 }
 
 /** Options of {@linkcode createTeacher}. */
@@ -132,18 +148,21 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  * other word starts an item; the words after `|` are the answers. The `;`
  * between items (`"state-relations"`) is skipped. A memory without `|` is all
  * open items. With `stack` (`"state-stack"`) the two sides trade places: the
- * answers before `|`, the open items after it.
+ * answers before `|`, the open items after it. With `cursor`
+ * (`"state-cursor"`) the answers are before `|` and everything after it is
+ * one open item, the objective in progress.
  *
  * ```text
  * "olvan born vunom | kalmar tesla"              →  open [[olvan, born], [vunom]], answers [kalmar, tesla]
  * "olvan born ; vunom founder born | kalmar"     →  open [[olvan, born], [vunom, founder, born]], answers [kalmar]
  * "kalmar | zorbex born ; olvan born"  (stack)   →  open [[zorbex, born], [olvan, born]], answers [kalmar]
+ * "kalmar ; tesla | vunom olvan born"  (cursor)  →  open [[vunom, olvan, born]], answers [kalmar, tesla]
  * ```
  *
  * Source: this package (the inverse of {@linkcode stateTeacherTurn}'s memory).
  *
  * @param memory The memory's text, or its words (tokens between `<mem>` and `</mem>`).
- * @param options `stack`: the answers first ({@linkcode stateLayout}). @default false
+ * @param options `stack` or `cursor`: the answers first ({@linkcode stateLayout}). @default false
  * @returns The open items and the answers, each in the memory's order.
  *
  * @example
@@ -153,6 +172,10 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  *
  * assert.deepEqual(parseStateMemory("olvan born vunom | kalmar tesla"), { open: [["olvan", "born"], ["vunom"]], answers: ["kalmar", "tesla"] });
  * assert.deepEqual(parseStateMemory(["|", "kalmar"]), { open: [], answers: ["kalmar"] });
+ * assert.deepEqual(parseStateMemory("kalmar ; tesla | vunom olvan born", { cursor: true }), {
+ *   open: [["vunom", "olvan", "born"]],
+ *   answers: ["kalmar", "tesla"],
+ * });
  * assert.deepEqual(parseStateMemory("olvan born ; vunom founder born | kalmar ; tesla"), {
  *   open: [["olvan", "born"], ["vunom", "founder", "born"]],
  *   answers: ["kalmar", "tesla"],
@@ -161,10 +184,15 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  */
 export function parseStateMemory(
   memory: string | readonly string[],
-  options: { stack?: boolean } = {},
+  options: { stack?: boolean; cursor?: boolean } = {},
 ): StateMemory {
   const words = (typeof memory === "string" ? memory.split(/\s+/) : memory).filter((w) => w !== "" && w !== ";");
   const bar = words.indexOf("|");
+  if (options.cursor) {
+    // the answers, then one open item: the objective in progress, whatever its words
+    const [answers, tail] = bar < 0 ? [[], words] : [words.slice(0, bar), words.slice(bar + 1)];
+    return { open: tail.length > 0 ? [[...tail]] : [], answers: [...answers] };
+  }
   const [openWords, answers] = bar < 0
     ? [words, []]
     : options.stack
@@ -248,6 +276,26 @@ export function parseStateMemory(
  * appends before `|` and copies everything else in place, commit 26f4dba) measured worse still: the appended
  * answer 0 % / 19 % at 1 / 2 objectives.
  *
+ * With `cursor: true` (`sft.teacherMemory: "state-cursor"`) the memory is
+ * the answers found (in the question's order, `;` between them), `|`, then
+ * only the objective in progress: its subject, the entity found after a
+ * first hop, and the relations left. The objectives still open are not
+ * copied from turn to turn: they stay in the question, and the next one is
+ * read there when the current one is answered (the objective after the one
+ * whose subject the memory names). Every edit is at the memory's end and
+ * every copy runs from its start: a turn copies the answers (each one found
+ * by the word before it, which is unique when the question's answers are
+ * distinct, `data.distinctAnswers`), appends the answer just read, and
+ * rewrites the short tail; the think copies the tail's entity and relation,
+ * a few words before `</mem>` whatever the number of objectives:
+ *
+ * ```text
+ * <mem> | zorbex born </mem> <think> zorbex born </think> <search> zorbex born </search>
+ * <mem> kalmar | vunom founder born </mem> <think> vunom founder </think> <search> vunom founder </search>
+ * <mem> kalmar | vunom olvan born </mem> <think> olvan born </think> <search> olvan born </search>
+ * <mem> kalmar ; tesla | </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
+ * ```
+ *
  * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state that
  * carries the task as well as what was found; MemPO's `<mem>` turn format;
  * induction heads (Olsson et al. 2022) for why every copied word is unique.
@@ -256,7 +304,8 @@ export function parseStateMemory(
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are forgotten once earlier.
  * @param options `relations`: each open objective with the relations left, `;` between items; `stack`: the
- *   answers first and the plan from the last objective ({@linkcode stateLayout}). @default both false
+ *   answers first and the plan from the last objective; `cursor`: the answers, then only the objective in progress
+ *   ({@linkcode stateLayout}). @default all false
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -269,16 +318,19 @@ export function parseStateMemory(
  * assert.deepEqual(stateTeacherTurn(q, 1, new Set()), { mem: "| kalmar", think: "answer", action: "answer", content: "kalmar" });
  * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true })?.mem, "zorbex born |");
  * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true, stack: true })?.mem, "| zorbex born");
+ * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true, cursor: true })?.mem, "| zorbex born");
+ * assert.equal(stateTeacherTurn(q, 1, new Set(), { relations: true, cursor: true })?.mem, "kalmar |");
  * ```
  */
 export function stateTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
-  options: { relations?: boolean; stack?: boolean } = {},
+  options: Partial<StateLayout> = {},
 ): TeacherTurn | null {
   const relations = options.relations ?? false;
   const stack = options.stack ?? false;
+  const cursor = options.cursor ?? false;
   const plan = planTurn(subQuestions, turn, stack);
   if (plan === null) return null;
   const { steps, done, fresh } = plan;
@@ -286,13 +338,17 @@ export function stateTeacherTurn(
   const found: string[] = [];
   subQuestions.forEach((q, i) => {
     const read = done.filter((s) => s.i === i).length;
-    if (read === 0 && !relations) open.push(q.subject);
-    else if (read < q.hops.length) {
-      open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
-    } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
+    if (read === q.hops.length) found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
+    else if (cursor) {
+      // only the objective in progress (the plan's order: the first one open), its subject kept as the cursor
+      if (open.length > 0) return;
+      const entity = read > 0 ? [q.hops[read]!.entity] : [];
+      open.push([q.subject, ...entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
+    } else if (read === 0 && !relations) open.push(q.subject);
+    else open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
   });
   const sep = relations ? " ; " : " ";
-  const sides = stack ? [found.join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];
+  const sides = stack || cursor ? [found.join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];
   const mem = sides.filter((p) => p !== "").join(" ");
   if (turn === steps.length) return { mem, think: "answer", action: "answer", content: found.join(" ; ") };
   const { hop } = steps[turn]!;

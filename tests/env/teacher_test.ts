@@ -7,7 +7,7 @@ import {
   stateTeacherTurn,
   teacherTurn,
 } from "../../lib/env/teacher.ts";
-import { generateWorld } from "../../lib/env/world.ts";
+import { generateWorld, RELATIONS } from "../../lib/env/world.ts";
 import { buildQaSplits, makeSubQuestion, type SubQuestion, TEMPLATES } from "../../lib/env/questions.ts";
 import { parseTurn } from "../../lib/env/format.ts";
 
@@ -206,11 +206,83 @@ Deno.test("stateTeacherTurn() on the stack: every turn works on the memory's las
   assert.ok(checked > 400, `${checked} turns checked`);
 });
 
-for (const format of ["state", "state-relations", "state-stack"] as const) {
+Deno.test("stateTeacherTurn() with the cursor: the answers, then only the objective in progress, the next one read off the question, at 1 to 8 objectives", () => {
+  const w = generateWorld(9);
+  const { test } = buildQaSplits(w, {
+    testCount: 12,
+    testObjectives: [1, 2, 3, 4, 5, 6, 7, 8],
+    seed: 3,
+    distinctAnswers: true,
+    markers: false,
+  });
+  const layout = stateLayout("state-cursor");
+  const parse = (mem: string) => parseStateMemory(mem, layout);
+  const relationsOf = (s: SubQuestion) => s.hops.map((h) => h.relation);
+  let checked = 0;
+  let firstHops = 0;
+  for (const [k, qs] of test) {
+    for (const q of qs) {
+      const subs = q.subQuestions;
+      // the question's names are distinct: each answer occurs once in a memory and in the final answer
+      const names = subs.flatMap((s) => [s.subject, s.answer]);
+      assert.equal(new Set(names).size, 2 * k, q.question);
+      const firstTurn = stateTeacherTurn(subs, 0, new Set(), layout)!;
+      // the first memory: "|", then the question's first objective (its subject and relations)
+      assert.equal(firstTurn.mem, `| ${[subs[0]!.subject, ...relationsOf(subs[0]!)].join(" ")}`);
+      let prev = parse(firstTurn.mem);
+      let prevMem = firstTurn.mem;
+      for (let t = 1;; t++) {
+        const turn = stateTeacherTurn(subs, t, new Set(), layout);
+        if (turn === null) break;
+        const cur = parse(turn.mem);
+        // every edit at the end: the previous memory's answers are this one's first words, unchanged
+        const carried = prevMem.slice(0, prevMem.indexOf("|")).trim();
+        assert.ok(turn.mem.startsWith(carried), `${turn.mem} keeps ${carried}`);
+        const [tail] = prev.open;
+        const i = prev.answers.length; // the objective in progress: the first one not answered
+        assert.equal(tail![0], subs[i]!.subject, "the tail starts with its subject");
+        const s = subs[i]!;
+        if (s.hops.length === 2 && tail![1] === s.hops[0]!.relation) {
+          // a first hop read: the entity found replaces the relation followed, the subject stays
+          firstHops += 1;
+          assert.deepEqual(cur, { open: [[s.subject, s.hops[1]!.entity, s.hops[1]!.relation]], answers: prev.answers });
+        } else {
+          // its last hop read: its answer appended, and the next objective of the question (if any) from the question
+          const next = subs[i + 1];
+          assert.deepEqual(cur, {
+            open: next ? [[next.subject, ...relationsOf(next)]] : [],
+            answers: [...prev.answers, s.answer],
+          });
+          if (next) {
+            assert.ok(q.question.includes(`; ${next.subject} `), "the next subject follows a ; in the question");
+          }
+        }
+        // the think names the tail's entity (the last name) and its next relation: the words just before </mem>
+        const now = cur.open[0];
+        if (turn.action === "answer") {
+          assert.equal(turn.think, "answer");
+          assert.equal(turn.content, cur.answers.join(" ; "));
+        } else {
+          const started = !(now![1]! in RELATIONS); // after a first hop: subject, entity found, relation left
+          assert.equal(turn.think, started ? `${now![1]} ${now![2]}` : `${now![0]} ${now![1]}`);
+          assert.equal(turn.content, turn.think);
+        }
+        prev = cur;
+        prevMem = turn.mem;
+        checked += 1;
+      }
+      assert.deepEqual(prev, { open: [], answers: subs.map((s) => s.answer) }, `${k} objectives`);
+    }
+  }
+  assert.ok(checked > 400 && firstHops > 50, `${checked} turns checked, ${firstHops} first hops`);
+});
+
+for (const format of ["state", "state-relations", "state-stack", "state-cursor"] as const) {
   Deno.test(`parseStateMemory(): reads back every memory stateTeacherTurn writes as ${format} (1-8 objectives, with drops), word for word`, () => {
     const w = generateWorld(9);
     const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
     const layout = stateLayout(format);
+    if (layout.cursor) return checkCursorRoundTrip(test);
     const sep = layout.relations ? " ; " : " ";
     let checked = 0;
     let rewritten = 0;
@@ -255,6 +327,37 @@ for (const format of ["state", "state-relations", "state-stack"] as const) {
     }
     assert.ok(checked > 200 && rewritten > 20, `${checked} memories, ${rewritten} rewritten heads`);
   });
+}
+
+/** The cursor memory's round trip: the answers (dropped ones as FORGOTTEN), `|`, the objective in progress. */
+function checkCursorRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): void {
+  const layout = stateLayout("state-cursor");
+  let checked = 0;
+  let started = 0;
+  for (const qs of test.values()) {
+    for (const q of qs) {
+      const subs = q.subQuestions;
+      const dropped = droppedObjectives(q.question, subs.length, { dropProbability: 0.5, seed: 1 });
+      for (let t = 0;; t++) {
+        const turn = stateTeacherTurn(subs, t, dropped, layout);
+        if (turn === null) break;
+        const { open, answers } = parseStateMemory(turn.mem, layout);
+        const sides = [answers.join(" ; "), "|", open.map((item) => item.join(" ")).join(" ; ")];
+        assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
+        assert.deepEqual(parseStateMemory(turn.mem.split(" "), layout), { open, answers }, "words and text read alike");
+        // at most one open item, the first objective not answered, by its subject
+        assert.ok(open.length <= 1);
+        if (open.length === 1) {
+          const s = subs[answers.length]!;
+          assert.equal(open[0]![0], s.subject);
+          if (open[0]!.length === 3 && open[0]![1] === s.hops[1]?.entity) started += 1;
+        } else assert.equal(answers.length, subs.length);
+        answers.forEach((a, i) => assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a));
+        checked += 1;
+      }
+    }
+  }
+  assert.ok(checked > 200 && started > 20, `${checked} memories, ${started} started objectives`);
 }
 
 Deno.test("parseStateMemory(): edge cases", () => {
