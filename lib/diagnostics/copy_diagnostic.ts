@@ -485,10 +485,10 @@ export async function copyDiagnostics(
       // one teacher-forced pass scores both probes: the (tag, kind) cells and, for a state memory, its steps
       const format = options.memory ?? DEFAULT_TEACHER_MEMORY;
       const state = isStateMemory(format);
-      const { stack, cursor } = stateLayout(format);
+      const { stack, chain } = stateLayout(format);
       const hits = await probeHits(model, data.tokenizer, turns.get(maxPositions)!, {
         copy: (s) => copyKeys(data.tokenizer, names, s),
-        steps: (s) => (state ? stepPositions(data.tokenizer, s, { stack, cursor }) : []),
+        steps: (s) => (state ? stepPositions(data.tokenizer, s, { stack, chain }) : []),
       });
       diagnostic.agents[name] = copyCells(hits.copy);
       if (state) {

@@ -22,6 +22,8 @@ export const STEP_KINDS = [
   "open from question",
   "open carried",
   "open next hop",
+  "chain query",
+  "fact read",
   "answers carried",
   "answer appended",
   "separators",
@@ -53,8 +55,8 @@ export interface StepAccuracy {
  *
  * @param tokenizer The tokenizer.
  * @param sequence A teacher turn sequence (context, then the turn with loss mask 1).
- * @param options `stack`: the memory is `"state-stack"`'s (answers first, the head last); `cursor`: it is
- *   `"state-cursor"`'s (the answers, then the objective in progress). @default false
+ * @param options `stack`: the memory is `"state-stack"`'s (answers first, the head last); `chain`: it is
+ *   `"state-chain"`'s (the answers, then the facts read for the objective in progress). @default false
  * @returns `[position, step]` pairs.
  *
  * @example
@@ -77,9 +79,9 @@ export interface StepAccuracy {
 export function stepPositions(
   tokenizer: Tokenizer,
   sequence: LmSequence,
-  options: { stack?: boolean; cursor?: boolean } = {},
+  options: { stack?: boolean; chain?: boolean } = {},
 ): [number, StepKind][] {
-  const layout = { stack: options.stack ?? false, cursor: options.cursor ?? false };
+  const layout = { stack: options.stack ?? false, chain: options.chain ?? false };
   const words = sequence.tokens.map((id) => tokenizer.tokens[id] ?? "");
   const out: [number, StepKind][] = [];
   // one learned span per turn (a full-history sequence packs several)
@@ -97,10 +99,10 @@ function labelTurn(
   words: readonly string[],
   first: number,
   end: number,
-  layout: { stack: boolean; cursor: boolean },
+  layout: { stack: boolean; chain: boolean },
   out: [number, StepKind][],
 ): void {
-  const { stack, cursor } = layout;
+  const { stack, chain } = layout;
   let previous: StateMemory | undefined;
   const close = words.lastIndexOf("</mem>", first - 1);
   if (close >= 0) {
@@ -110,7 +112,7 @@ function labelTurn(
   const closeMem = words.indexOf("</mem>", first);
   const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
   const current = parseStateMemory(words.slice(first, memEnd), layout);
-  if (cursor) labelCursorMemory(words, first, memEnd, previous, current, out);
+  if (chain) labelChainMemory(words, first, memEnd, previous, current, out);
   else labelListMemory(words, first, memEnd, stack, previous, current, out);
   // think, search, final answer: their contents
   let tag: string | undefined;
@@ -127,13 +129,13 @@ function labelTurn(
 }
 
 /**
- * The cursor memory's words (`"state-cursor"`): the answers carried or the
- * one appended, then the objective in progress, taken from the question when
- * it is new (first turn, or after a pop: another subject), else its subject
- * and relations carried and the entity found after a first hop ("open next
- * hop").
+ * The chain memory's words (`"state-chain"`): the answers carried, the one
+ * moved from the previous chain's end ("answer appended"), then the chain:
+ * the previous chain's words when it goes on ("open carried"), the entity
+ * and relation just searched ("chain query", copied from the last think)
+ * and the value the document gave after them ("fact read").
  */
-function labelCursorMemory(
+function labelChainMemory(
   words: readonly string[],
   first: number,
   memEnd: number,
@@ -151,17 +153,13 @@ function labelCursorMemory(
     out.push([i++, j < carried ? "answers carried" : "answer appended"]);
   });
   separators();
-  const tail = current.open[0] ?? [];
+  const chain = current.open[0] ?? [];
   const before = previous?.open[0];
-  const same = before !== undefined && before[0] === tail[0];
-  tail.forEach((w, j) => {
+  // the chain goes on (a next hop of the same objective) when it starts as the previous one did
+  const kept = before !== undefined && before[0] === chain[0] && chain.length > before.length ? before.length : 0;
+  chain.forEach((_, j) => {
     separators();
-    const step: StepKind = !same
-      ? "open from question"
-      : RELATIONS_OF.has(w) || j === 0
-      ? "open carried"
-      : "open next hop";
-    out.push([i++, step]);
+    out.push([i++, j < kept ? "open carried" : j === chain.length - 1 ? "fact read" : "chain query"]);
   });
   separators();
 }
@@ -228,7 +226,7 @@ function labelListMemory(
  * @param model The policy.
  * @param tokenizer The tokenizer.
  * @param sequences Teacher turns (state memory format).
- * @param options `stack` or `cursor`: the memory's layout ({@linkcode stepPositions}). @default false
+ * @param options `stack` or `chain`: the memory's layout ({@linkcode stepPositions}). @default false
  * @returns One entry per step present, in {@linkcode STEP_KINDS} order.
  *
  * @example
@@ -251,7 +249,7 @@ export async function stepAccuracy(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
-  options: { stack?: boolean; cursor?: boolean } = {},
+  options: { stack?: boolean; chain?: boolean } = {},
 ): Promise<StepAccuracy[]> {
   const hits = await teacherForcedHits(
     model,

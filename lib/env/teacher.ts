@@ -28,7 +28,7 @@ import { RELATIONS } from "./world.ts";
 export type MemoryFormat = typeof MEMORY_FORMATS[number];
 
 /** The memory formats ({@linkcode MemoryFormat}). */
-export const MEMORY_FORMATS = ["state", "state-relations", "state-stack", "state-cursor", "slots"] as const;
+export const MEMORY_FORMATS = ["state", "state-relations", "state-stack", "state-chain", "slots"] as const;
 
 /**
  * Whether a memory format is a state memory (the objectives still open and
@@ -54,9 +54,9 @@ export function isStateMemory(format: MemoryFormat): boolean {
 /**
  * The layout of a state memory format: the stack (`"state-stack"`) writes
  * the answers first and the open objectives after `|`, the one being
- * resolved last; the cursor (`"state-cursor"`) writes the answers, `|`, then
- * only the objective in progress; the others write the open objectives first
- * (the one being resolved first), then `|`, then the answers.
+ * resolved last; the chain (`"state-chain"`) writes the answers, `|`, then
+ * the facts read for the objective in progress; the others write the open
+ * objectives first (the one being resolved first), then `|`, then the answers.
  *
  * Source: this package (the formats of {@linkcode stateTeacherTurn}).
  *
@@ -68,16 +68,16 @@ export function isStateMemory(format: MemoryFormat): boolean {
  * import assert from "node:assert/strict";
  * import { stateLayout } from "./teacher.ts";
  *
- * assert.deepEqual(stateLayout("state-stack"), { relations: true, stack: true, cursor: false });
- * assert.deepEqual(stateLayout("state"), { relations: false, stack: false, cursor: false });
- * assert.deepEqual(stateLayout("state-cursor"), { relations: true, stack: false, cursor: true });
+ * assert.deepEqual(stateLayout("state-stack"), { relations: true, stack: true, chain: false });
+ * assert.deepEqual(stateLayout("state"), { relations: false, stack: false, chain: false });
+ * assert.deepEqual(stateLayout("state-chain"), { relations: true, stack: false, chain: true });
  * ```
  */
 export function stateLayout(format: MemoryFormat): StateLayout {
   return {
-    relations: format === "state-relations" || format === "state-stack" || format === "state-cursor",
+    relations: format === "state-relations" || format === "state-stack" || format === "state-chain",
     stack: format === "state-stack",
-    cursor: format === "state-cursor",
+    chain: format === "state-chain",
   };
 }
 
@@ -87,8 +87,8 @@ export interface StateLayout {
   relations: boolean;
   /** The answers first, then the open objectives with the one being resolved last. */
   stack: boolean;
-  /** The answers, then only the objective in progress (its subject first); the others are read off the question. */
-  cursor: boolean;
+  /** The answers, then the facts read for the objective in progress ({@linkcode chainTeacherTurn}). */
+  chain: boolean;
 }
 
 /** Options of {@linkcode createTeacher}. */
@@ -148,21 +148,21 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  * other word starts an item; the words after `|` are the answers. The `;`
  * between items (`"state-relations"`) is skipped. A memory without `|` is all
  * open items. With `stack` (`"state-stack"`) the two sides trade places: the
- * answers before `|`, the open items after it. With `cursor`
- * (`"state-cursor"`) the answers are before `|` and everything after it is
- * one open item, the objective in progress.
+ * answers before `|`, the open items after it. With `chain`
+ * (`"state-chain"`) the answers are before `|` and everything after it is
+ * one item, the chain of the objective in progress.
  *
  * ```text
  * "olvan born vunom | kalmar tesla"              →  open [[olvan, born], [vunom]], answers [kalmar, tesla]
  * "olvan born ; vunom founder born | kalmar"     →  open [[olvan, born], [vunom, founder, born]], answers [kalmar]
  * "kalmar | zorbex born ; olvan born"  (stack)   →  open [[zorbex, born], [olvan, born]], answers [kalmar]
- * "kalmar ; tesla | vunom olvan born"  (cursor)  →  open [[vunom, olvan, born]], answers [kalmar, tesla]
+ * "kalmar | vunom founder olvan"  (chain)         →  open [[vunom, founder, olvan]], answers [kalmar]
  * ```
  *
  * Source: this package (the inverse of {@linkcode stateTeacherTurn}'s memory).
  *
  * @param memory The memory's text, or its words (tokens between `<mem>` and `</mem>`).
- * @param options `stack` or `cursor`: the answers first ({@linkcode stateLayout}). @default false
+ * @param options `stack` or `chain`: the answers first ({@linkcode stateLayout}). @default false
  * @returns The open items and the answers, each in the memory's order.
  *
  * @example
@@ -172,8 +172,8 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  *
  * assert.deepEqual(parseStateMemory("olvan born vunom | kalmar tesla"), { open: [["olvan", "born"], ["vunom"]], answers: ["kalmar", "tesla"] });
  * assert.deepEqual(parseStateMemory(["|", "kalmar"]), { open: [], answers: ["kalmar"] });
- * assert.deepEqual(parseStateMemory("kalmar ; tesla | vunom olvan born", { cursor: true }), {
- *   open: [["vunom", "olvan", "born"]],
+ * assert.deepEqual(parseStateMemory("kalmar ; tesla | vunom founder olvan", { chain: true }), {
+ *   open: [["vunom", "founder", "olvan"]],
  *   answers: ["kalmar", "tesla"],
  * });
  * assert.deepEqual(parseStateMemory("olvan born ; vunom founder born | kalmar ; tesla"), {
@@ -184,12 +184,12 @@ const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
  */
 export function parseStateMemory(
   memory: string | readonly string[],
-  options: { stack?: boolean; cursor?: boolean } = {},
+  options: { stack?: boolean; chain?: boolean } = {},
 ): StateMemory {
   const words = (typeof memory === "string" ? memory.split(/\s+/) : memory).filter((w) => w !== "" && w !== ";");
   const bar = words.indexOf("|");
-  if (options.cursor) {
-    // the answers, then one open item: the objective in progress, whatever its words
+  if (options.chain) {
+    // the answers, then one item: the chain of the objective in progress, whatever its words
     const [answers, tail] = bar < 0 ? [[], words] : [words.slice(0, bar), words.slice(bar + 1)];
     return { open: tail.length > 0 ? [[...tail]] : [], answers: [...answers] };
   }
@@ -276,26 +276,6 @@ export function parseStateMemory(
  * appends before `|` and copies everything else in place, commit 26f4dba) measured worse still: the appended
  * answer 0 % / 19 % at 1 / 2 objectives.
  *
- * With `cursor: true` (`sft.teacherMemory: "state-cursor"`) the memory is
- * the answers found (in the question's order, `;` between them), `|`, then
- * only the objective in progress: its subject, the entity found after a
- * first hop, and the relations left. The objectives still open are not
- * copied from turn to turn: they stay in the question, and the next one is
- * read there when the current one is answered (the objective after the one
- * whose subject the memory names). Every edit is at the memory's end and
- * every copy runs from its start: a turn copies the answers (each one found
- * by the word before it, which is unique when the question's answers are
- * distinct, `data.distinctAnswers`), appends the answer just read, and
- * rewrites the short tail; the think copies the tail's entity and relation,
- * a few words before `</mem>` whatever the number of objectives:
- *
- * ```text
- * <mem> | zorbex born </mem> <think> zorbex born </think> <search> zorbex born </search>
- * <mem> kalmar | vunom founder born </mem> <think> vunom founder </think> <search> vunom founder </search>
- * <mem> kalmar | vunom olvan born </mem> <think> olvan born </think> <search> olvan born </search>
- * <mem> kalmar ; tesla | </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
- * ```
- *
  * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state that
  * carries the task as well as what was found; MemPO's `<mem>` turn format;
  * induction heads (Olsson et al. 2022) for why every copied word is unique.
@@ -304,8 +284,8 @@ export function parseStateMemory(
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are forgotten once earlier.
  * @param options `relations`: each open objective with the relations left, `;` between items; `stack`: the
- *   answers first and the plan from the last objective; `cursor`: the answers, then only the objective in progress
- *   ({@linkcode stateLayout}). @default all false
+ *   answers first and the plan from the last objective ({@linkcode stateLayout}; `chain` is
+ *   {@linkcode chainTeacherTurn}'s). @default all false
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -318,8 +298,6 @@ export function parseStateMemory(
  * assert.deepEqual(stateTeacherTurn(q, 1, new Set()), { mem: "| kalmar", think: "answer", action: "answer", content: "kalmar" });
  * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true })?.mem, "zorbex born |");
  * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true, stack: true })?.mem, "| zorbex born");
- * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true, cursor: true })?.mem, "| zorbex born");
- * assert.equal(stateTeacherTurn(q, 1, new Set(), { relations: true, cursor: true })?.mem, "kalmar |");
  * ```
  */
 export function stateTeacherTurn(
@@ -328,9 +306,9 @@ export function stateTeacherTurn(
   dropped: ReadonlySet<number>,
   options: Partial<StateLayout> = {},
 ): TeacherTurn | null {
+  if (options.chain) return chainTeacherTurn(subQuestions, turn, dropped);
   const relations = options.relations ?? false;
   const stack = options.stack ?? false;
-  const cursor = options.cursor ?? false;
   const plan = planTurn(subQuestions, turn, stack);
   if (plan === null) return null;
   const { steps, done, fresh } = plan;
@@ -338,19 +316,103 @@ export function stateTeacherTurn(
   const found: string[] = [];
   subQuestions.forEach((q, i) => {
     const read = done.filter((s) => s.i === i).length;
-    if (read === q.hops.length) found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
-    else if (cursor) {
-      // only the objective in progress (the plan's order: the first one open), its subject kept as the cursor
-      if (open.length > 0) return;
-      const entity = read > 0 ? [q.hops[read]!.entity] : [];
-      open.push([q.subject, ...entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
-    } else if (read === 0 && !relations) open.push(q.subject);
-    else open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
+    if (read === 0 && !relations) open.push(q.subject);
+    else if (read < q.hops.length) {
+      open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
+    } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
   });
   const sep = relations ? " ; " : " ";
-  const sides = stack || cursor ? [found.join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];
+  const sides = stack ? [found.join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];
   const mem = sides.filter((p) => p !== "").join(" ");
   if (turn === steps.length) return { mem, think: "answer", action: "answer", content: found.join(" ; ") };
+  const { hop } = steps[turn]!;
+  return { mem, think: `${hop.entity} ${hop.relation}`, action: "search", content: `${hop.entity} ${hop.relation}` };
+}
+
+/**
+ * The teacher's turn `t` with the chain memory (`sft.teacherMemory:
+ * "state-chain"`): the answers found (in the question's order, `;` between
+ * them), `|`, then the chain of facts read for the objective in progress,
+ * from its subject (`vunom founder olvan born tesla`). The objectives still
+ * open are never copied: they stay in the question, where the think finds
+ * the next one (the objective after the one whose subject starts the chain)
+ * once the chain is complete. The plan is the other state memories': one
+ * search per hop of every objective in order, then the answer.
+ *
+ * Every value read from a document is written right after the two words
+ * that find it there (the entity and relation just searched, copied from
+ * the last think), so reading it is the lookup an induction head does; every
+ * other word of the memory is copied from a fixed place (the previous
+ * memory's start, its last word, or the last think). A turn copies the
+ * answers, moves the last chain's value to the answers when the last search
+ * began another objective (or keeps extending the chain when it followed its
+ * next hop), writes the searched words and the value the document gives
+ * after them, then thinks: the chain's last entity and the relation left, or
+ * the next objective's subject and first relation (read off the question),
+ * or "answer". Whatever the number of objectives the work is the same, and
+ * only the answers' copy grows (each answer found by the word before it,
+ * which is unique when the question's answers are distinct,
+ * `data.distinctAnswers`):
+ *
+ * ```text
+ * q: zorbex was born in which city ? ; vunom was founded by someone born in which city ?
+ * <mem> | </mem> <think> zorbex born </think> <search> zorbex born </search>
+ * <mem> | zorbex born kalmar </mem> <think> vunom founder </think> <search> vunom founder </search>
+ * <mem> kalmar | vunom founder olvan </mem> <think> olvan born </think> <search> olvan born </search>
+ * <mem> kalmar | vunom founder olvan born tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
+ * ```
+ *
+ * A dropped objective's answer becomes `unknown` when it moves to the
+ * answers (it is no longer the one just searched for).
+ *
+ * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state
+ * that carries what was found; MemPO's `<mem>` turn format; induction heads
+ * (Olsson et al. 2022): `[A][B] … [A] → [B]`, here with a two-word key.
+ *
+ * @param subQuestions The question's objectives.
+ * @param turn Turn index (0-based).
+ * @param dropped Objectives (0-based) whose answers are forgotten once earlier.
+ * @returns The turn, or null past the plan's end.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { chainTeacherTurn } from "./teacher.ts";
+ *
+ * const hop = (entity: string, relation: "born" | "founder", answer: string) => ({ entity, relation, answer });
+ * const q = [
+ *   { text: "zorbex was born in which city ?", subject: "zorbex", answer: "kalmar", hops: [hop("zorbex", "born", "kalmar")] },
+ *   { text: "vunom was founded by someone born in which city ?", subject: "vunom", answer: "tesla", hops: [hop("vunom", "founder", "olvan"), hop("olvan", "born", "tesla")] },
+ * ];
+ * const turns = [0, 1, 2, 3].map((t) => chainTeacherTurn(q, t, new Set())!);
+ * assert.deepEqual(turns.map((t) => t.mem), ["|", "| zorbex born kalmar", "kalmar | vunom founder olvan", "kalmar | vunom founder olvan born tesla"]);
+ * assert.deepEqual(turns.map((t) => t.think), ["zorbex born", "vunom founder", "olvan born", "answer"]);
+ * assert.equal(turns[3]!.content, "kalmar ; tesla");
+ * assert.equal(chainTeacherTurn(q, 3, new Set([0]))!.mem, "unknown | vunom founder olvan born tesla");
+ * assert.equal(chainTeacherTurn(q, 4, new Set()), null);
+ * ```
+ */
+export function chainTeacherTurn(
+  subQuestions: readonly SubQuestion[],
+  turn: number,
+  dropped: ReadonlySet<number>,
+): TeacherTurn | null {
+  const plan = planTurn(subQuestions, turn);
+  if (plan === null) return null;
+  const { steps, done } = plan;
+  const last = done.at(-1);
+  // the objectives before the one in progress are answered; the one in progress holds its chain
+  const current = last?.i ?? 0;
+  const found = subQuestions.slice(0, current).map((q, i) => (dropped.has(i) ? FORGOTTEN : q.answer));
+  const chain = last === undefined
+    ? []
+    : subQuestions[current]!.hops.slice(0, last.j + 1).flatMap((h, j) =>
+      j === 0 ? [h.entity, h.relation, h.answer] : [h.relation, h.answer]
+    );
+  const mem = [found.join(" ; "), "|", chain.join(" ")].filter((p) => p !== "").join(" ");
+  if (turn === steps.length) {
+    return { mem, think: "answer", action: "answer", content: [...found, chain.at(-1)!].join(" ; ") };
+  }
   const { hop } = steps[turn]!;
   return { mem, think: `${hop.entity} ${hop.relation}`, action: "search", content: `${hop.entity} ${hop.relation}` };
 }

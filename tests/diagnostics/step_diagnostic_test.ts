@@ -16,7 +16,7 @@ await buildData(dir, 8, {
   markers: false,
 });
 const data = await loadData(dir);
-const demos = (memory: "state" | "state-relations" | "state-stack") =>
+const demos = (memory: "state" | "state-relations" | "state-stack" | "state-chain") =>
   teacherDemonstrations(data, {
     count: 5,
     dropProbability: 0,
@@ -79,6 +79,57 @@ for (const memory of ["state", "state-relations", "state-stack"] as const) {
     assert.ok([...counts.keys()].every((k) => (STEP_KINDS as readonly string[]).includes(k)));
   });
 }
+
+Deno.test("stepPositions() on the chain: answers carried, the last chain's value appended, the chain carried, its query and the fact read, on teacher episodes of 3 objectives", async () => {
+  const { sequences, episodes } = await demos("state-chain");
+  const counts = new Map<string, number>();
+  for (const s of sequences) {
+    for (const [, step] of stepPositions(data.tokenizer, s, { chain: true })) {
+      counts.set(step, (counts.get(step) ?? 0) + 1);
+    }
+  }
+  const subs = episodes.map((e) => e.task.subQuestions!);
+  const hops = subs.map((qs) => qs.reduce((n, q) => n + q.hops.length, 0));
+  const twoHop = subs.map((qs) => qs.filter((q) => q.hops.length === 2).length);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  // every search's result is read once (its value), after its query: two words at a new chain, one (the relation)
+  // when the chain goes on; the chain goes on once per second hop and is copied then (3 words)
+  assert.equal(counts.get("fact read"), sum(hops));
+  assert.equal(counts.get("chain query"), 2 * 5 * 3 + sum(twoHop));
+  assert.equal(counts.get("open carried"), 3 * sum(twoHop));
+  // the first two objectives' values move to the answers (the last one's is answered from the chain)
+  assert.equal(counts.get("answer appended"), 5 * 2);
+  assert.equal(counts.get("think"), 2 * sum(hops) + 5);
+  assert.equal(counts.get("final answer"), 5 * 5);
+  assert.equal(counts.get("open from question"), undefined, "nothing copied from the question into the memory");
+  assert.equal(counts.get("open next hop"), undefined);
+  // a labelled pop, a next hop and a first turn
+  const tok = buildTokenizer(["a b c x y born founder | ;"]);
+  const labels = (context: string, turn: string) => {
+    const ids = encode(tok, `${context} ${turn}`).ids;
+    const n = encode(tok, context).ids.length;
+    return stepPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }, { chain: true })
+      .map(([, s]) => s);
+  };
+  assert.deepEqual(labels("<mem> x | a born c </mem> <think> b founder </think> <mem>", "x ; c | b founder y </mem>"), [
+    "answers carried",
+    "separators",
+    "answer appended",
+    "separators",
+    "chain query",
+    "chain query",
+    "fact read",
+  ]);
+  assert.deepEqual(labels("<mem> | b founder y </mem> <think> y born </think> <mem>", "| b founder y born c </mem>"), [
+    "separators",
+    "open carried",
+    "open carried",
+    "open carried",
+    "chain query",
+    "fact read",
+  ]);
+  assert.deepEqual(labels("<mem>", "| </mem> <think> a born </think>"), ["separators", "think", "think"]);
+});
 
 Deno.test("stepPositions() on the stack: the new answer first, the head last (rewritten, then popped)", () => {
   const labels = (context: string, turn: string, stack: boolean) => {

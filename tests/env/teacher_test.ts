@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  chainTeacherTurn,
   droppedObjectives,
   FORGOTTEN,
   parseStateMemory,
@@ -206,7 +207,7 @@ Deno.test("stateTeacherTurn() on the stack: every turn works on the memory's las
   assert.ok(checked > 400, `${checked} turns checked`);
 });
 
-Deno.test("stateTeacherTurn() with the cursor: the answers, then only the objective in progress, the next one read off the question, at 1 to 8 objectives", () => {
+Deno.test("chainTeacherTurn(): the answers, then the facts read for the objective in progress; each value right after the words searched; the next objective read off the question, at 1 to 8 objectives", () => {
   const w = generateWorld(9);
   const { test } = buildQaSplits(w, {
     testCount: 12,
@@ -215,74 +216,77 @@ Deno.test("stateTeacherTurn() with the cursor: the answers, then only the object
     distinctAnswers: true,
     markers: false,
   });
-  const layout = stateLayout("state-cursor");
+  const layout = stateLayout("state-chain");
   const parse = (mem: string) => parseStateMemory(mem, layout);
-  const relationsOf = (s: SubQuestion) => s.hops.map((h) => h.relation);
   let checked = 0;
-  let firstHops = 0;
+  let nextHops = 0;
   for (const [k, qs] of test) {
     for (const q of qs) {
       const subs = q.subQuestions;
       // the question's names are distinct: each answer occurs once in a memory and in the final answer
-      const names = subs.flatMap((s) => [s.subject, s.answer]);
-      assert.equal(new Set(names).size, 2 * k, q.question);
-      const firstTurn = stateTeacherTurn(subs, 0, new Set(), layout)!;
-      // the first memory: "|", then the question's first objective (its subject and relations)
-      assert.equal(firstTurn.mem, `| ${[subs[0]!.subject, ...relationsOf(subs[0]!)].join(" ")}`);
-      let prev = parse(firstTurn.mem);
-      let prevMem = firstTurn.mem;
+      assert.equal(new Set(subs.flatMap((s) => [s.subject, s.answer])).size, 2 * k, q.question);
+      const firstTurn = chainTeacherTurn(subs, 0, new Set())!;
+      // nothing read yet: an empty memory, and the think names the question's first objective
+      assert.deepEqual(firstTurn, stateTeacherTurn(subs, 0, new Set(), layout));
+      assert.equal(firstTurn.mem, "|");
+      assert.equal(firstTurn.think, `${subs[0]!.subject} ${subs[0]!.hops[0]!.relation}`);
+      let prev = { mem: parse(firstTurn.mem), text: firstTurn.mem, think: firstTurn.think };
       for (let t = 1;; t++) {
-        const turn = stateTeacherTurn(subs, t, new Set(), layout);
+        const turn = chainTeacherTurn(subs, t, new Set());
         if (turn === null) break;
         const cur = parse(turn.mem);
-        // every edit at the end: the previous memory's answers are this one's first words, unchanged
-        const carried = prevMem.slice(0, prevMem.indexOf("|")).trim();
+        // every edit at the end: the previous memory's answers are this one's first words
+        const carried = prev.text.slice(0, prev.text.indexOf("|")).trim();
         assert.ok(turn.mem.startsWith(carried), `${turn.mem} keeps ${carried}`);
-        const [tail] = prev.open;
-        const i = prev.answers.length; // the objective in progress: the first one not answered
-        assert.equal(tail![0], subs[i]!.subject, "the tail starts with its subject");
+        const [chain] = cur.open;
+        const before = prev.mem.open[0];
+        const searched = prev.think.split(" ");
+        if (before !== undefined && before[0] === chain![0]) {
+          // the last search followed the chain's next hop: the chain goes on with the relation and its value
+          nextHops += 1;
+          assert.deepEqual(chain, [...before, searched[1], chain!.at(-1)]);
+          assert.equal(searched[0], before.at(-1), "the hop starts at the chain's last value");
+          assert.deepEqual(cur.answers, prev.mem.answers);
+        } else {
+          // another objective: the previous chain's value moves to the answers, a new chain starts with the search
+          assert.deepEqual(cur.answers, before === undefined ? [] : [...prev.mem.answers, before.at(-1)]);
+          assert.deepEqual(chain!.slice(0, 2), searched);
+          assert.equal(chain!.length, 3);
+        }
+        // the value is the word the world gives for the searched entity and relation (the document's next word)
+        const [entity, relation] = chain!.slice(-3, -1) as [string, string];
+        assert.equal(chain!.at(-1), w.byName.get(entity)!.facts[relation as keyof typeof RELATIONS]);
+        // the think: the chain's next hop, else the objective after the chain's subject in the question, else answer
+        const i = cur.answers.length; // the chain's objective
         const s = subs[i]!;
-        if (s.hops.length === 2 && tail![1] === s.hops[0]!.relation) {
-          // a first hop read: the entity found replaces the relation followed, the subject stays
-          firstHops += 1;
-          assert.deepEqual(cur, { open: [[s.subject, s.hops[1]!.entity, s.hops[1]!.relation]], answers: prev.answers });
+        assert.equal(chain![0], s.subject);
+        const hopsRead = (chain!.length - 1) / 2;
+        if (hopsRead < s.hops.length) {
+          assert.equal(turn.think, `${chain!.at(-1)} ${s.hops[hopsRead]!.relation}`);
+        } else if (subs[i + 1]) {
+          const next = subs[i + 1]!;
+          assert.ok(q.question.includes(`${s.text} ; ${next.subject} `), "the next subject follows the chain's part");
+          assert.equal(turn.think, `${next.subject} ${next.hops[0]!.relation}`);
         } else {
-          // its last hop read: its answer appended, and the next objective of the question (if any) from the question
-          const next = subs[i + 1];
-          assert.deepEqual(cur, {
-            open: next ? [[next.subject, ...relationsOf(next)]] : [],
-            answers: [...prev.answers, s.answer],
-          });
-          if (next) {
-            assert.ok(q.question.includes(`; ${next.subject} `), "the next subject follows a ; in the question");
-          }
-        }
-        // the think names the tail's entity (the last name) and its next relation: the words just before </mem>
-        const now = cur.open[0];
-        if (turn.action === "answer") {
           assert.equal(turn.think, "answer");
-          assert.equal(turn.content, cur.answers.join(" ; "));
-        } else {
-          const started = !(now![1]! in RELATIONS); // after a first hop: subject, entity found, relation left
-          assert.equal(turn.think, started ? `${now![1]} ${now![2]}` : `${now![0]} ${now![1]}`);
-          assert.equal(turn.content, turn.think);
+          assert.equal(turn.content, [...cur.answers, chain!.at(-1)].join(" ; "));
         }
-        prev = cur;
-        prevMem = turn.mem;
+        if (turn.action === "search") assert.equal(turn.content, turn.think);
+        prev = { mem: cur, text: turn.mem, think: turn.think };
         checked += 1;
       }
-      assert.deepEqual(prev, { open: [], answers: subs.map((s) => s.answer) }, `${k} objectives`);
+      assert.deepEqual([...prev.mem.answers, prev.mem.open[0]!.at(-1)], subs.map((s) => s.answer), `${k} objectives`);
     }
   }
-  assert.ok(checked > 400 && firstHops > 50, `${checked} turns checked, ${firstHops} first hops`);
+  assert.ok(checked > 400 && nextHops > 50, `${checked} turns checked, ${nextHops} next hops`);
 });
 
-for (const format of ["state", "state-relations", "state-stack", "state-cursor"] as const) {
+for (const format of ["state", "state-relations", "state-stack", "state-chain"] as const) {
   Deno.test(`parseStateMemory(): reads back every memory stateTeacherTurn writes as ${format} (1-8 objectives, with drops), word for word`, () => {
     const w = generateWorld(9);
     const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
     const layout = stateLayout(format);
-    if (layout.cursor) return checkCursorRoundTrip(test);
+    if (layout.chain) return checkChainRoundTrip(test);
     const sep = layout.relations ? " ; " : " ";
     let checked = 0;
     let rewritten = 0;
@@ -329,11 +333,11 @@ for (const format of ["state", "state-relations", "state-stack", "state-cursor"]
   });
 }
 
-/** The cursor memory's round trip: the answers (dropped ones as FORGOTTEN), `|`, the objective in progress. */
-function checkCursorRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): void {
-  const layout = stateLayout("state-cursor");
+/** The chain memory's round trip: the answers (dropped ones as FORGOTTEN), `|`, the chain in progress. */
+function checkChainRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): void {
+  const layout = stateLayout("state-chain");
   let checked = 0;
-  let started = 0;
+  let forgotten = 0;
   for (const qs of test.values()) {
     for (const q of qs) {
       const subs = q.subQuestions;
@@ -345,19 +349,18 @@ function checkCursorRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): v
         const sides = [answers.join(" ; "), "|", open.map((item) => item.join(" ")).join(" ; ")];
         assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
         assert.deepEqual(parseStateMemory(turn.mem.split(" "), layout), { open, answers }, "words and text read alike");
-        // at most one open item, the first objective not answered, by its subject
-        assert.ok(open.length <= 1);
-        if (open.length === 1) {
-          const s = subs[answers.length]!;
-          assert.equal(open[0]![0], s.subject);
-          if (open[0]!.length === 3 && open[0]![1] === s.hops[1]?.entity) started += 1;
-        } else assert.equal(answers.length, subs.length);
-        answers.forEach((a, i) => assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a));
+        // one chain from the first objective not answered (none before the first search), by its subject
+        assert.equal(open.length, t === 0 ? 0 : 1);
+        if (t > 0) assert.equal(open[0]![0], subs[answers.length]!.subject);
+        answers.forEach((a, i) => {
+          assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a);
+          if (a === FORGOTTEN) forgotten += 1;
+        });
         checked += 1;
       }
     }
   }
-  assert.ok(checked > 200 && started > 20, `${checked} memories, ${started} started objectives`);
+  assert.ok(checked > 200 && forgotten > 20, `${checked} memories, ${forgotten} forgotten answers`);
 }
 
 Deno.test("parseStateMemory(): edge cases", () => {
