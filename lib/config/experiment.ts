@@ -94,6 +94,11 @@ export const DATA_CONFIG_SCHEMA = section({
       "markers an 8-objective question has no word (entity names aside) that 1-4-objective training questions lack.",
     unset: "true",
   }),
+  subjectIndex: flag().optional().meta({
+    description: "Whether a question starts with its subjects in order, then ':' (the objective after one is the " +
+      "name after its subject there).",
+    unset: "false",
+  }),
   distinctAnswers: flag().optional().meta({
     description: "Whether every subject and answer of a question is a different name (no answer repeats in a " +
       "memory or a final answer, so copying the list is a lookup by the word before, whatever its length).",

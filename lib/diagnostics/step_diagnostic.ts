@@ -130,10 +130,11 @@ function labelTurn(
 
 /**
  * The chain memory's words (`"state-chain"`): the answers carried, the one
- * moved from the previous chain's end ("answer appended"), then the chain:
- * the previous chain's words when it goes on ("open carried"), the entity
- * and relation just searched ("chain query", copied from the last think)
- * and the value the document gave after them ("fact read").
+ * moved from a complete previous chain ("answer appended"), then the chain:
+ * when the previous one ended with a relation, its words ("open carried")
+ * and the value the document gave ("fact read"); else the last think's
+ * words ("chain query": the entity and relation searched, and the relation
+ * still to follow) around the value read after the first two.
  */
 function labelChainMemory(
   words: readonly string[],
@@ -155,11 +156,13 @@ function labelChainMemory(
   separators();
   const chain = current.open[0] ?? [];
   const before = previous?.open[0];
-  // the chain goes on (a next hop of the same objective) when it starts as the previous one did
-  const kept = before !== undefined && before[0] === chain[0] && chain.length > before.length ? before.length : 0;
+  const goesOn = before !== undefined && RELATIONS_OF.has(before.at(-1)!);
   chain.forEach((_, j) => {
     separators();
-    out.push([i++, j < kept ? "open carried" : j === chain.length - 1 ? "fact read" : "chain query"]);
+    const step: StepKind = goesOn
+      ? (j < before.length ? "open carried" : "fact read")
+      : (j === 2 ? "fact read" : "chain query");
+    out.push([i++, step]);
   });
   separators();
 }

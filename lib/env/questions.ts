@@ -246,6 +246,16 @@ export interface QaSplitOptions {
    * @default false
    */
   distinctAnswers?: boolean;
+  /**
+   * Whether a question starts with its subjects, in its objectives' order,
+   * then `:` (`zorbex vunom : zorbex was born in which city ? ; vunom …`):
+   * the objective after one is then the name after its subject in that
+   * list (a one-word lookup, an induction head's), and none follows the
+   * last one; without it, the next objective is the first word after the
+   * next `;` past the subject, which the SFT policy found 62 % of the time
+   * at 2 objectives. @default false
+   */
+  subjectIndex?: boolean;
 }
 
 /** Train questions and one test set per objective count. */
@@ -267,6 +277,7 @@ function makeQuestion(
   order?: number[],
   named = true,
   distinctAnswers = false,
+  subjectIndex = false,
 ): QaItem {
   const types = [...subjects.keys()].filter((t) => subjects.get(t)!.length > 0);
   const chosen = new Set<string>();
@@ -291,10 +302,11 @@ function makeQuestion(
     subQuestions.push(q);
   }
   subQuestions.forEach((q, i) => q.marker = markers?.[i] ?? objectiveMarker(i));
+  const parts = named
+    ? numberedQuestion(subQuestions, order)
+    : (order ?? subQuestions.map((_, i) => i)).map((i) => subQuestions[i]!.text).join(" ; ");
   return {
-    question: named
-      ? numberedQuestion(subQuestions, order)
-      : (order ?? subQuestions.map((_, i) => i)).map((i) => subQuestions[i]!.text).join(" ; "),
+    question: subjectIndex ? `${subQuestions.map((q) => q.subject).join(" ")} : ${parts}` : parts,
     subQuestions,
     targets: subQuestions.map((q) => [q.answer]),
   };
@@ -371,6 +383,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     trainOrder = "marker",
     markers = true,
     distinctAnswers = false,
+    subjectIndex = false,
   } = options;
   if (!(testFraction > 0 && testFraction < 1)) {
     throw new RangeError(`Cannot build QA splits: testFraction must be in (0, 1), current value is ${testFraction}`);
@@ -425,7 +438,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
   return {
     train: Array.from({ length: trainCount }, (_, i) => {
       const k = ks[i % ks.length]!;
-      return makeQuestion(world, train, k, rng, drawMarkers(k), drawOrder(k), markers, distinctAnswers);
+      return makeQuestion(world, train, k, rng, drawMarkers(k), drawOrder(k), markers, distinctAnswers, subjectIndex);
     }),
     test: new Map(
       testObjectives.map((
@@ -434,7 +447,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
         k,
         Array.from(
           { length: testCount },
-          () => makeQuestion(world, test, k, rng, undefined, undefined, markers, distinctAnswers),
+          () => makeQuestion(world, test, k, rng, undefined, undefined, markers, distinctAnswers, subjectIndex),
         ),
       ]),
     ),

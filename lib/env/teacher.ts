@@ -332,38 +332,45 @@ export function stateTeacherTurn(
 /**
  * The teacher's turn `t` with the chain memory (`sft.teacherMemory:
  * "state-chain"`): the answers found (in the question's order, `;` between
- * them), `|`, then the chain of facts read for the objective in progress,
- * from its subject (`vunom founder olvan born tesla`). The objectives still
- * open are never copied: they stay in the question, where the think finds
- * the next one (the objective after the one whose subject starts the chain)
- * once the chain is complete. The plan is the other state memories': one
- * search per hop of every objective in order, then the answer.
+ * them), `|`, then the chain of the objective in progress: its subject, each
+ * relation followed and the value read, and the relation still to follow
+ * (`vunom founder olvan born`, then `vunom founder olvan born tesla`). A
+ * chain that ends with a name is complete. The objectives still open are
+ * never copied: they stay in the question, where the think finds the next
+ * one. The plan is the other state memories': one search per hop of every
+ * objective in order, then the answer.
  *
- * Every value read from a document is written right after the two words
- * that find it there (the entity and relation just searched, copied from
- * the last think), so reading it is the lookup an induction head does; every
- * other word of the memory is copied from a fixed place (the previous
- * memory's start, its last word, or the last think). A turn copies the
- * answers, moves the last chain's value to the answers when the last search
- * began another objective (or keeps extending the chain when it followed its
- * next hop), writes the searched words and the value the document gives
- * after them, then thinks: the chain's last entity and the relation left, or
- * the next objective's subject and first relation (read off the question),
- * or "answer". Whatever the number of objectives the work is the same, and
- * only the answers' copy grows (each answer found by the word before it,
- * which is unique when the question's answers are distinct,
- * `data.distinctAnswers`):
+ * Every decision reads a fixed place and every value read from a document is
+ * written right after the two words that find it there, so each step is a
+ * lookup an induction head does, whatever the number of objectives:
+ *
+ * - the memory: copy the answers; if the previous chain was complete, move
+ *   its value to the answers and start a new chain from the last think (its
+ *   entity and relation, the value the document gives after them, then the
+ *   think's relation still to follow, if any); else copy the chain and
+ *   append the value the document gives after its last two words;
+ * - the think: a chain that ends with a relation names its hop (its last two
+ *   words); a complete chain's subject is followed, in the question's list of
+ *   subjects (`data.subjectIndex`), by the next objective's, which the think
+ *   names with the relations its part of the question asks for (or
+ *   `answer` after the last subject); the search is the think's first two
+ *   words.
+ *
+ * Only the answers' copy grows with the number of objectives (each answer
+ * found by the word before it, which is unique when the question's answers
+ * are distinct, `data.distinctAnswers`).
  *
  * ```text
- * q: zorbex was born in which city ? ; vunom was founded by someone born in which city ?
+ * q: zorbex vunom : zorbex was born in which city ? ; vunom was founded by someone born in which city ?
  * <mem> | </mem> <think> zorbex born </think> <search> zorbex born </search>
- * <mem> | zorbex born kalmar </mem> <think> vunom founder </think> <search> vunom founder </search>
- * <mem> kalmar | vunom founder olvan </mem> <think> olvan born </think> <search> olvan born </search>
+ * <mem> | zorbex born kalmar </mem> <think> vunom founder born </think> <search> vunom founder </search>
+ * <mem> kalmar | vunom founder olvan born </mem> <think> olvan born </think> <search> olvan born </search>
  * <mem> kalmar | vunom founder olvan born tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
  * ```
  *
- * A dropped objective's answer becomes `unknown` when it moves to the
- * answers (it is no longer the one just searched for).
+ * A dropped objective's answer is left out of the answers when it would
+ * move there (SPEC §6: "dropped from `<mem>`"), so the final answer has one
+ * objective too few and scores 0: a forgotten answer costs the episode.
  *
  * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state
  * that carries what was found; MemPO's `<mem>` turn format; induction heads
@@ -371,7 +378,7 @@ export function stateTeacherTurn(
  *
  * @param subQuestions The question's objectives.
  * @param turn Turn index (0-based).
- * @param dropped Objectives (0-based) whose answers are forgotten once earlier.
+ * @param dropped Objectives (0-based) whose answers are left out once they leave the chain.
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -385,10 +392,10 @@ export function stateTeacherTurn(
  *   { text: "vunom was founded by someone born in which city ?", subject: "vunom", answer: "tesla", hops: [hop("vunom", "founder", "olvan"), hop("olvan", "born", "tesla")] },
  * ];
  * const turns = [0, 1, 2, 3].map((t) => chainTeacherTurn(q, t, new Set())!);
- * assert.deepEqual(turns.map((t) => t.mem), ["|", "| zorbex born kalmar", "kalmar | vunom founder olvan", "kalmar | vunom founder olvan born tesla"]);
- * assert.deepEqual(turns.map((t) => t.think), ["zorbex born", "vunom founder", "olvan born", "answer"]);
- * assert.equal(turns[3]!.content, "kalmar ; tesla");
- * assert.equal(chainTeacherTurn(q, 3, new Set([0]))!.mem, "unknown | vunom founder olvan born tesla");
+ * assert.deepEqual(turns.map((t) => t.mem), ["|", "| zorbex born kalmar", "kalmar | vunom founder olvan born", "kalmar | vunom founder olvan born tesla"]);
+ * assert.deepEqual(turns.map((t) => t.think), ["zorbex born", "vunom founder born", "olvan born", "answer"]);
+ * assert.deepEqual(turns.map((t) => t.content), ["zorbex born", "vunom founder", "olvan born", "kalmar ; tesla"]);
+ * assert.equal(chainTeacherTurn(q, 3, new Set([0]))!.mem, "| vunom founder olvan born tesla");
  * assert.equal(chainTeacherTurn(q, 4, new Set()), null);
  * ```
  */
@@ -401,20 +408,24 @@ export function chainTeacherTurn(
   if (plan === null) return null;
   const { steps, done } = plan;
   const last = done.at(-1);
-  // the objectives before the one in progress are answered; the one in progress holds its chain
+  // the objectives before the one in progress are answered (a dropped one left out); the one in progress is the chain
   const current = last?.i ?? 0;
-  const found = subQuestions.slice(0, current).map((q, i) => (dropped.has(i) ? FORGOTTEN : q.answer));
-  const chain = last === undefined
-    ? []
-    : subQuestions[current]!.hops.slice(0, last.j + 1).flatMap((h, j) =>
-      j === 0 ? [h.entity, h.relation, h.answer] : [h.relation, h.answer]
-    );
+  const found = subQuestions.slice(0, current).flatMap((q, i) => (dropped.has(i) ? [] : [q.answer]));
+  const hops = subQuestions[current]!.hops;
+  const chain = last === undefined ? [] : [
+    hops[0]!.entity,
+    ...hops.slice(0, last.j + 1).flatMap((h) => [h.relation, h.answer]),
+    ...hops.slice(last.j + 1).map((h) => h.relation),
+  ];
   const mem = [found.join(" ; "), "|", chain.join(" ")].filter((p) => p !== "").join(" ");
   if (turn === steps.length) {
     return { mem, think: "answer", action: "answer", content: [...found, chain.at(-1)!].join(" ; ") };
   }
-  const { hop } = steps[turn]!;
-  return { mem, think: `${hop.entity} ${hop.relation}`, action: "search", content: `${hop.entity} ${hop.relation}` };
+  const { i, j, hop } = steps[turn]!;
+  const search = `${hop.entity} ${hop.relation}`;
+  // a new objective's think names every relation its part of the question asks for
+  const think = j === 0 ? [hop.entity, ...subQuestions[i]!.hops.map((h) => h.relation)].join(" ") : search;
+  return { mem, think, action: "search", content: search };
 }
 
 /** What the teacher writes at one turn (text after the forced `<mem>`). */

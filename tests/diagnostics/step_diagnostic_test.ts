@@ -92,14 +92,17 @@ Deno.test("stepPositions() on the chain: answers carried, the last chain's value
   const hops = subs.map((qs) => qs.reduce((n, q) => n + q.hops.length, 0));
   const twoHop = subs.map((qs) => qs.filter((q) => q.hops.length === 2).length);
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  // every search's result is read once (its value), after its query: two words at a new chain, one (the relation)
-  // when the chain goes on; the chain goes on once per second hop and is copied then (3 words)
+  // every search's result is read once (its value); a new chain's query is the entity and relation searched (and
+  // the relation left of a two-hop objective); a chain that goes on is copied (4 words: subject, relation, value,
+  // relation left)
   assert.equal(counts.get("fact read"), sum(hops));
   assert.equal(counts.get("chain query"), 2 * 5 * 3 + sum(twoHop));
-  assert.equal(counts.get("open carried"), 3 * sum(twoHop));
+  assert.equal(counts.get("open carried"), 4 * sum(twoHop));
   // the first two objectives' values move to the answers (the last one's is answered from the chain)
   assert.equal(counts.get("answer appended"), 5 * 2);
-  assert.equal(counts.get("think"), 2 * sum(hops) + 5);
+  // the think: a new objective's subject and relations (one more word at a two-hop one), a next hop's two words, the
+  // answer
+  assert.equal(counts.get("think"), 2 * sum(hops) + sum(twoHop) + 5);
   assert.equal(counts.get("final answer"), 5 * 5);
   assert.equal(counts.get("open from question"), undefined, "nothing copied from the question into the memory");
   assert.equal(counts.get("open next hop"), undefined);
@@ -111,23 +114,30 @@ Deno.test("stepPositions() on the chain: answers carried, the last chain's value
     return stepPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }, { chain: true })
       .map(([, s]) => s);
   };
-  assert.deepEqual(labels("<mem> x | a born c </mem> <think> b founder </think> <mem>", "x ; c | b founder y </mem>"), [
-    "answers carried",
-    "separators",
-    "answer appended",
-    "separators",
-    "chain query",
-    "chain query",
-    "fact read",
-  ]);
-  assert.deepEqual(labels("<mem> | b founder y </mem> <think> y born </think> <mem>", "| b founder y born c </mem>"), [
-    "separators",
-    "open carried",
-    "open carried",
-    "open carried",
-    "chain query",
-    "fact read",
-  ]);
+  assert.deepEqual(
+    labels("<mem> x | a born c </mem> <think> b founder born </think> <mem>", "x ; c | b founder y born </mem>"),
+    [
+      "answers carried",
+      "separators",
+      "answer appended",
+      "separators",
+      "chain query",
+      "chain query",
+      "fact read",
+      "chain query",
+    ],
+  );
+  assert.deepEqual(
+    labels("<mem> | b founder y born </mem> <think> y born </think> <mem>", "| b founder y born c </mem>"),
+    [
+      "separators",
+      "open carried",
+      "open carried",
+      "open carried",
+      "open carried",
+      "fact read",
+    ],
+  );
   assert.deepEqual(labels("<mem>", "| </mem> <think> a born </think>"), ["separators", "think", "think"]);
 });
 

@@ -207,72 +207,67 @@ Deno.test("stateTeacherTurn() on the stack: every turn works on the memory's las
   assert.ok(checked > 400, `${checked} turns checked`);
 });
 
-Deno.test("chainTeacherTurn(): the answers, then the facts read for the objective in progress; each value right after the words searched; the next objective read off the question, at 1 to 8 objectives", () => {
+Deno.test("chainTeacherTurn(): the answers, then the chain of the objective in progress; each value right after the words searched; each decision at a fixed place, at 1 to 8 objectives", () => {
   const w = generateWorld(9);
   const { test } = buildQaSplits(w, {
     testCount: 12,
     testObjectives: [1, 2, 3, 4, 5, 6, 7, 8],
     seed: 3,
     distinctAnswers: true,
+    subjectIndex: true,
     markers: false,
   });
   const layout = stateLayout("state-chain");
   const parse = (mem: string) => parseStateMemory(mem, layout);
+  const isRelation = (word: string | undefined) => word !== undefined && word in RELATIONS;
   let checked = 0;
   let nextHops = 0;
   for (const [k, qs] of test) {
     for (const q of qs) {
       const subs = q.subQuestions;
-      // the question's names are distinct: each answer occurs once in a memory and in the final answer
+      // the question's names are distinct, and it starts with its subjects
       assert.equal(new Set(subs.flatMap((s) => [s.subject, s.answer])).size, 2 * k, q.question);
+      const index = q.question.slice(0, q.question.indexOf(" : ")).split(" ");
+      assert.deepEqual(index, subs.map((s) => s.subject));
       const firstTurn = chainTeacherTurn(subs, 0, new Set())!;
-      // nothing read yet: an empty memory, and the think names the question's first objective
+      // nothing read yet: an empty memory; the think names the first subject of the list and its relations
       assert.deepEqual(firstTurn, stateTeacherTurn(subs, 0, new Set(), layout));
       assert.equal(firstTurn.mem, "|");
-      assert.equal(firstTurn.think, `${subs[0]!.subject} ${subs[0]!.hops[0]!.relation}`);
-      let prev = { mem: parse(firstTurn.mem), text: firstTurn.mem, think: firstTurn.think };
+      let prev = { mem: parse(firstTurn.mem), text: firstTurn.mem, think: firstTurn.think.split(" ") };
       for (let t = 1;; t++) {
         const turn = chainTeacherTurn(subs, t, new Set());
         if (turn === null) break;
         const cur = parse(turn.mem);
+        const chain = cur.open[0]!;
+        const before = prev.mem.open[0];
         // every edit at the end: the previous memory's answers are this one's first words
         const carried = prev.text.slice(0, prev.text.indexOf("|")).trim();
         assert.ok(turn.mem.startsWith(carried), `${turn.mem} keeps ${carried}`);
-        const [chain] = cur.open;
-        const before = prev.mem.open[0];
-        const searched = prev.think.split(" ");
-        if (before !== undefined && before[0] === chain![0]) {
-          // the last search followed the chain's next hop: the chain goes on with the relation and its value
+        if (before !== undefined && isRelation(before.at(-1))) {
+          // the previous chain ended with a relation: copied, then the value after its last two words
           nextHops += 1;
-          assert.deepEqual(chain, [...before, searched[1], chain!.at(-1)]);
-          assert.equal(searched[0], before.at(-1), "the hop starts at the chain's last value");
+          assert.deepEqual(chain.slice(0, -1), before);
           assert.deepEqual(cur.answers, prev.mem.answers);
         } else {
-          // another objective: the previous chain's value moves to the answers, a new chain starts with the search
+          // complete (or none): its value moves to the answers; the new chain is the think's words, the value read
+          // after its first two
           assert.deepEqual(cur.answers, before === undefined ? [] : [...prev.mem.answers, before.at(-1)]);
-          assert.deepEqual(chain!.slice(0, 2), searched);
-          assert.equal(chain!.length, 3);
+          assert.deepEqual([...chain.slice(0, 2), ...chain.slice(3)], prev.think);
         }
-        // the value is the word the world gives for the searched entity and relation (the document's next word)
-        const [entity, relation] = chain!.slice(-3, -1) as [string, string];
-        assert.equal(chain!.at(-1), w.byName.get(entity)!.facts[relation as keyof typeof RELATIONS]);
-        // the think: the chain's next hop, else the objective after the chain's subject in the question, else answer
-        const i = cur.answers.length; // the chain's objective
-        const s = subs[i]!;
-        assert.equal(chain![0], s.subject);
-        const hopsRead = (chain!.length - 1) / 2;
-        if (hopsRead < s.hops.length) {
-          assert.equal(turn.think, `${chain!.at(-1)} ${s.hops[hopsRead]!.relation}`);
-        } else if (subs[i + 1]) {
-          const next = subs[i + 1]!;
-          assert.ok(q.question.includes(`${s.text} ; ${next.subject} `), "the next subject follows the chain's part");
-          assert.equal(turn.think, `${next.subject} ${next.hops[0]!.relation}`);
-        } else {
-          assert.equal(turn.think, "answer");
-          assert.equal(turn.content, [...cur.answers, chain!.at(-1)].join(" ; "));
+        // the value is the word the world gives for the entity and relation before it (the document's next word)
+        const end = isRelation(chain.at(-1)) ? chain.length - 2 : chain.length - 1;
+        const [entity, relation] = chain.slice(end - 2, end) as [string, keyof typeof RELATIONS];
+        assert.equal(chain[end], w.byName.get(entity)!.facts[relation]);
+        // the think: an incomplete chain's last two words; else the subject after the chain's in the list, with its
+        // relations; else answer
+        if (isRelation(chain.at(-1))) assert.equal(turn.think, chain.slice(-2).join(" "));
+        else {
+          const next = subs.find((s) => s.subject === index[index.indexOf(chain[0]!) + 1]);
+          assert.equal(turn.think, next ? [next.subject, ...next.hops.map((h) => h.relation)].join(" ") : "answer");
+          assert.ok(next !== undefined || turn.content === [...cur.answers, chain.at(-1)].join(" ; "));
         }
-        if (turn.action === "search") assert.equal(turn.content, turn.think);
-        prev = { mem: cur, text: turn.mem, think: turn.think };
+        if (turn.action === "search") assert.equal(turn.content, turn.think.split(" ").slice(0, 2).join(" "));
+        prev = { mem: cur, text: turn.mem, think: turn.think.split(" ") };
         checked += 1;
       }
       assert.deepEqual([...prev.mem.answers, prev.mem.open[0]!.at(-1)], subs.map((s) => s.answer), `${k} objectives`);
@@ -333,11 +328,11 @@ for (const format of ["state", "state-relations", "state-stack", "state-chain"] 
   });
 }
 
-/** The chain memory's round trip: the answers (dropped ones as FORGOTTEN), `|`, the chain in progress. */
+/** The chain memory's round trip: the answers (a dropped one left out), `|`, the chain in progress. */
 function checkChainRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): void {
   const layout = stateLayout("state-chain");
   let checked = 0;
-  let forgotten = 0;
+  let shorter = 0;
   for (const qs of test.values()) {
     for (const q of qs) {
       const subs = q.subQuestions;
@@ -349,18 +344,23 @@ function checkChainRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): vo
         const sides = [answers.join(" ; "), "|", open.map((item) => item.join(" ")).join(" ; ")];
         assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
         assert.deepEqual(parseStateMemory(turn.mem.split(" "), layout), { open, answers }, "words and text read alike");
-        // one chain from the first objective not answered (none before the first search), by its subject
+        // one chain (none before the first search); the answers: those of the objectives before its one, but the
+        // dropped ones, in order
         assert.equal(open.length, t === 0 ? 0 : 1);
-        if (t > 0) assert.equal(open[0]![0], subs[answers.length]!.subject);
-        answers.forEach((a, i) => {
-          assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a);
-          if (a === FORGOTTEN) forgotten += 1;
-        });
+        const i = t === 0 ? 0 : subs.findIndex((s) => s.subject === open[0]![0]);
+        assert.deepEqual(answers, subs.slice(0, i).filter((_, j) => !dropped.has(j)).map((s) => s.answer));
+        if (answers.length < i) shorter += 1;
+        if (turn.action === "answer") {
+          assert.equal(
+            turn.content.split(" ; ").length,
+            subs.length - dropped.size + (dropped.has(subs.length - 1) ? 1 : 0),
+          );
+        }
         checked += 1;
       }
     }
   }
-  assert.ok(checked > 200 && forgotten > 20, `${checked} memories, ${forgotten} forgotten answers`);
+  assert.ok(checked > 200 && shorter > 20, `${checked} memories, ${shorter} with answers left out`);
 }
 
 Deno.test("parseStateMemory(): edge cases", () => {
