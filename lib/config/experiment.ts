@@ -121,6 +121,11 @@ export const SFT_CONFIG_SCHEMA = section({
     description: "Induction sequences added to the SFT pool, as a fraction of the demonstration sequences.",
     unset: "0",
   }),
+  inductionLists: inRange(0, 1).optional().meta({
+    description: "Share of the induction sequences written as lists with ';' between words (copied as the agent " +
+      "copies its answers).",
+    unset: "0",
+  }),
   inductionNoise: int(0).optional().meta({
     description: "Random words before and after the first occurrence of an induction sequence, at most this many each.",
     unset: "4",

@@ -25,6 +25,13 @@ export interface CopyTaskOptions {
   maxNoise?: number;
   /** Seed. @default 0 */
   seed?: number;
+  /**
+   * Share of sequences written as a list, `w₁ ; w₂ ; … ; w_n` (the word `;`
+   * between words), which a copy continues after a `;` by the word before it:
+   * the lookup of the agent's answers (`a₁ ; a₂ ; …`) in its memory and its
+   * final answer. @default 0
+   */
+  listShare?: number;
 }
 
 /**
@@ -33,6 +40,7 @@ export interface CopyTaskOptions {
  * ```text
  * <|user|> r₁ … r_a  w₁ … w_n  s₁ … s_b <|end|> <|assistant|> w₁ … w_n     (loss on the second w₂ … w_n)
  * n ~ U[min, max],  a, b ~ U[0, maxNoise],  every word uniform over the ordinary vocabulary
+ * a list (share listShare):  w₁ ; w₂ ; … ; w_⌈n/2⌉ in both places
  * ```
  *
  * The repeat's first word is context, not target: where the sequence starts
@@ -54,10 +62,14 @@ export interface CopyTaskOptions {
  * const [s] = copyTaskSequences(buildTokenizer(["a b c d e"]), { count: 1, length: 3, maxNoise: 0 });
  * assert.deepEqual(s!.tokens.slice(1, 4), s!.tokens.slice(6, 9));
  * assert.deepEqual(s!.lossMask, [0, 0, 0, 0, 0, 0, 0, 1, 1]);
+ * const tok = buildTokenizer(["a b c d e ;"]);
+ * const [list] = copyTaskSequences(tok, { count: 1, length: 6, maxNoise: 0, listShare: 1 });
+ * assert.equal(list!.tokens.length, 1 + 5 + 2 + 5); // three of the six words, with ; between, twice
+ * assert.deepEqual([2, 4, 9, 11].map((i) => list!.tokens[i] === tok.vocab.get(";")), [true, true, true, true]);
  * ```
  */
 export function copyTaskSequences(tokenizer: Tokenizer, options: CopyTaskOptions): LmSequence[] {
-  const { count, length = [8, 32], maxNoise = 4, seed = 0 } = options;
+  const { count, length = [8, 32], maxNoise = 4, seed = 0, listShare = 0 } = options;
   const [minLen, maxLen] = typeof length === "number" ? [length, length] : length;
   if (!Number.isInteger(minLen) || minLen < 2 || !Number.isInteger(maxLen) || maxLen < minLen) {
     throw new RangeError(`Invalid copy task: length must be integers 2 ≤ min ≤ max, current value is ${length}`);
@@ -67,10 +79,22 @@ export function copyTaskSequences(tokenizer: Tokenizer, options: CopyTaskOptions
   const rng = createRng(seed);
   const word = () => first + rng.int(tokenizer.size - first);
   const words = (n: number) => Array.from({ length: n }, word);
+  if (!(listShare >= 0 && listShare <= 1)) {
+    throw new RangeError(`Invalid copy task: listShare must be in [0, 1], current value is ${listShare}`);
+  }
+  const separator = tokenizer.vocab.get(";");
+  if (listShare > 0 && separator === undefined) {
+    throw new RangeError("Cannot build a copy task with lists: the vocabulary has no ';'");
+  }
   const open = [tokenizer.special("<|user|>")];
   const middle = [tokenizer.special("<|end|>"), tokenizer.special("<|assistant|>")];
   return Array.from({ length: count }, () => {
-    const seq = words(minLen + rng.int(maxLen - minLen + 1));
+    let seq = words(minLen + rng.int(maxLen - minLen + 1));
+    // a list: half the words with `;` between them, about as many tokens (drawn only when lists are asked for: the
+    // same stream without)
+    if (listShare > 0 && rng.next() < listShare) {
+      seq = seq.slice(0, Math.ceil(seq.length / 2)).flatMap((w, i) => (i === 0 ? [w] : [separator!, w]));
+    }
     const before = words(rng.int(maxNoise + 1));
     const after = words(rng.int(maxNoise + 1));
     const prompt = [...open, ...before, ...seq, ...after, ...middle];
@@ -107,5 +131,10 @@ export function inductionSequences(
   sft: SftConfig,
   options: { count: number; seed: number },
 ): LmSequence[] {
-  return copyTaskSequences(tokenizer, { count: options.count, seed: options.seed, maxNoise: sft.inductionNoise });
+  return copyTaskSequences(tokenizer, {
+    count: options.count,
+    seed: options.seed,
+    maxNoise: sft.inductionNoise,
+    listShare: sft.inductionLists,
+  });
 }
