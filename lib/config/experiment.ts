@@ -122,8 +122,8 @@ export const SFT_CONFIG_SCHEMA = section({
     unset: "0",
   }),
   inductionLists: inRange(0, 1).optional().meta({
-    description: "Share of the induction sequences written as lists with ';' between words (copied as the agent " +
-      "copies its answers).",
+    description: "Share of the induction sequences mixed into SFT written as lists with ';' between words (copied " +
+      "as the agent copies its answers); the warm-up's have none.",
     unset: "0",
   }),
   inductionNoise: int(0).optional().meta({

@@ -323,7 +323,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     const drills = Math.round((config.sft.drillMix ?? 0) * demos.length);
     const sequences = [
       ...demos,
-      ...(mix > 0 ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: config.seed + 29 }) : []),
+      ...(mix > 0
+        ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: config.seed + 29, lists: true })
+        : []),
       // the state memory's list operations on random names, at lengths the 1-4-objective demonstrations lack
       ...(drills > 0
         ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), {
@@ -333,9 +335,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         })
         : []),
     ];
-    // induction warm-up: copying random word sequences forms the circuit that copies names
+    // induction warm-up: copying random word sequences forms the circuit that copies names (once: a checkpoint of the
+    // stage, at SFT step 0, follows it)
     const pretrainSteps = config.sft.pretrainSteps ?? 0;
-    if (pretrainSteps > 0 && startStep === 0) {
+    if (pretrainSteps > 0 && sftState === undefined) {
       await trainSft({
         model: sft,
         optimizer,
@@ -354,6 +357,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           });
           progress({ stage: "pretrain", step: r.step + 1, total: pretrainSteps, info: { loss: r.loss } });
         },
+      });
+      // a kill during SFT's first steps resumes from here, not from before the warm-up
+      await saveCheckpoint(`${outDir}/sft`, {
+        models: { policy: sft },
+        optimizers: { policy: optimizer },
+        state: { step: 0, done: config.sft.steps === 0, [DEMO_CONTEXTS_STATE]: longest },
       });
     }
     const every = Math.max(10, Math.ceil(config.sft.steps / 5));
