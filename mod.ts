@@ -254,6 +254,7 @@ export {
   type TurnRequest,
 } from "./lib/env/rollout.ts";
 export {
+  chainTeacherTurn,
   createTeacher,
   droppedObjectives,
   FORGOTTEN,
@@ -261,6 +262,7 @@ export {
   MEMORY_FORMATS,
   type MemoryFormat,
   parseStateMemory,
+  type StateLayout,
   stateLayout,
   type StateMemory,
   stateTeacherTurn,
@@ -294,7 +296,7 @@ export { checkRunTokenizer, type RunTokenizerAction } from "./lib/data/run_token
 export { type AdamW, type AdamWConfig, createAdamW } from "./lib/optim/adamw.ts";
 export { collateLm, disposeLmBatch, type LmBatch, type LmSequence } from "./lib/train/collate.ts";
 export { sftStep, type SftStepOptions, type SftStepResult } from "./lib/train/sft.ts";
-export { accumulateGradients, splitByTokens, sumGradients } from "./lib/train/micro_batches.ts";
+export { accumulateGradients, splitBalanced, splitByTokens, sumGradients } from "./lib/train/micro_batches.ts";
 export { createGradientWorkers, type GradientWorkers, sftWorkersFromEnv } from "./lib/train/gradient_workers.ts";
 export { cosineLr } from "./lib/optim/schedule.ts";
 export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";

@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { tf } from "../tf.ts";
 import { setBackend } from "../backend/backend.ts";
 import { buildData, DATA_VERSION, loadData, type LoadedData } from "../data/build.ts";
 import { modelPreset } from "../model/config.ts";
@@ -338,39 +339,44 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     // induction warm-up: copying random word sequences forms the circuit that copies names (once: a checkpoint of the
     // stage, at SFT step 0, follows it)
     const pretrainSteps = config.sft.pretrainSteps ?? 0;
-    if (pretrainSteps > 0 && sftState === undefined) {
-      await trainSft({
-        model: sft,
-        optimizer,
-        sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: config.seed }),
-        config: { ...config.sft, steps: pretrainSteps, batchSize: 32 },
-        seed: config.seed + 17,
-        padId: data.tokenizer.padId,
-        onStep: async (r) => {
-          await log({
-            stage: "pretrain",
-            step: r.step,
-            "sft/loss": r.loss,
-            "sft/lr": r.lr,
-            "sft/tokens": r.tokens,
-            "time/step": r.seconds,
-          });
-          progress({ stage: "pretrain", step: r.step + 1, total: pretrainSteps, info: { loss: r.loss } });
-        },
-      });
-      // a kill during SFT's first steps resumes from here, not from before the warm-up
-      await saveCheckpoint(`${outDir}/sft`, {
-        models: { policy: sft },
-        optimizers: { policy: optimizer },
-        state: { step: 0, done: config.sft.steps === 0, [DEMO_CONTEXTS_STATE]: longest },
-      });
-    }
-    const every = Math.max(10, Math.ceil(config.sft.steps / 5));
     let step = startStep;
-    // MEMPO_SFT_WORKERS: the steps' micro-batches on gradient workers, one core each (the same numbers)
+    // MEMPO_SFT_WORKERS (default: the cores): the steps' micro-batches on gradient workers, one core each (the same
+    // numbers as on this thread)
     const workerCount = sftWorkersFromEnv();
-    const workers = workerCount > 0 && step < config.sft.steps ? createGradientWorkers(workerCount) : undefined;
+    const workers = workerCount >= 2 && tf.getBackend() === "wasm" &&
+        (step < config.sft.steps || (pretrainSteps > 0 && sftState === undefined))
+      ? createGradientWorkers(workerCount)
+      : undefined;
     try {
+      if (pretrainSteps > 0 && sftState === undefined) {
+        await trainSft({
+          model: sft,
+          optimizer,
+          sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: config.seed }),
+          config: { ...config.sft, steps: pretrainSteps, batchSize: 32 },
+          seed: config.seed + 17,
+          padId: data.tokenizer.padId,
+          workers,
+          onStep: async (r) => {
+            await log({
+              stage: "pretrain",
+              step: r.step,
+              "sft/loss": r.loss,
+              "sft/lr": r.lr,
+              "sft/tokens": r.tokens,
+              "time/step": r.seconds,
+            });
+            progress({ stage: "pretrain", step: r.step + 1, total: pretrainSteps, info: { loss: r.loss } });
+          },
+        });
+        // a kill during SFT's first steps resumes from here, not from before the warm-up
+        await saveCheckpoint(`${outDir}/sft`, {
+          models: { policy: sft },
+          optimizers: { policy: optimizer },
+          state: { step: 0, done: config.sft.steps === 0, [DEMO_CONTEXTS_STATE]: longest },
+        });
+      }
+      const every = Math.max(10, Math.ceil(config.sft.steps / 5));
       while (step < config.sft.steps && !stop()) {
         const end = Math.min(config.sft.steps, step + every);
         await trainSft({

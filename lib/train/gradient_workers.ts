@@ -16,26 +16,34 @@ import type { GradientJob, GradientResult, PieceData } from "./_gradient_worker.
 import { integerSetting } from "../integer_setting.ts";
 
 /**
- * How many gradient workers the SFT stage of `deno task train` uses:
- * `MEMPO_SFT_WORKERS` (0 or unset: none, the steps on this thread).
+ * How many gradient workers the warm-up and SFT stages of `deno task train`
+ * use: `MEMPO_SFT_WORKERS`, default the machine's cores (0 or 1: none, the
+ * steps on this thread; the stages use workers only on the wasm backend).
+ * Either way a step gives the same numbers: its micro-batches are cut the
+ * same way (`splitBalanced`) and summed in the same order.
  *
- * Source: this package (as `MEMPO_THREADS` for the backend's threads).
+ * Source: this package (as `MEMPO_EVAL_WORKERS` for the evaluation).
  *
  * @param value The variable's value (default: read from the environment).
- * @returns The worker count, 0 for none; a `UsageError` naming the variable and value when it is not an integer ≥ 0.
+ * @returns The worker count, 0 or 1 for none; a `UsageError` naming the variable and value when it is not an integer ≥ 0.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { sftWorkersFromEnv } from "./gradient_workers.ts";
  *
- * assert.equal(sftWorkersFromEnv(""), 0);
+ * assert.equal(sftWorkersFromEnv("0"), 0);
  * assert.equal(sftWorkersFromEnv("2"), 2);
+ * assert.equal(sftWorkersFromEnv(""), Math.max(1, navigator.hardwareConcurrency || 1));
  * assert.throws(() => sftWorkersFromEnv("two"), /MEMPO_SFT_WORKERS must be an integer ≥ 0, current value is "two"/);
  * ```
  */
 export function sftWorkersFromEnv(value?: string): number {
-  return integerSetting("MEMPO_SFT_WORKERS", { min: 0, fallback: 0, value });
+  return integerSetting("MEMPO_SFT_WORKERS", {
+    min: 0,
+    fallback: Math.max(1, navigator.hardwareConcurrency || 1),
+    value,
+  });
 }
 
 /** A pool of gradient workers ({@linkcode createGradientWorkers}). */

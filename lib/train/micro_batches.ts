@@ -43,6 +43,79 @@ export function splitByTokens<T extends LmSequence>(sequences: readonly T[], max
 }
 
 /**
+ * Splits sequences into an even number of groups of about equal padded size
+ * (rows × longest length), shortest first: the fewest groups, a multiple of
+ * `multiple`, whose padded sizes all stay within `maxTokens` (or within the
+ * longest sequence, if that is longer), cut where the largest group is
+ * smallest. With `multiple` 2 a step's pieces share out evenly over two
+ * gradient workers, whatever the lengths (cut at `maxTokens` shortest first
+ * instead, the first piece is full and the second small, and the worker
+ * with the full one takes as long as one thread doing both).
+ *
+ * ```text
+ * ℓ₁ ≤ … ≤ ℓ_n sorted;  cost(i, j) = (j − i) · ℓ_j   (rows i+1 … j padded to ℓ_j)
+ * P = the least multiple of `multiple` (≤ n) with  min over cuts of max_group cost ≤ max(maxTokens, ℓ_n)
+ * ```
+ *
+ * Source: verl dynamic batch size (`use_dynamic_bsz`) with balanced micro-batches; the linear partition problem
+ * (minimise the largest part of an ordered sequence), solved by dynamic programming.
+ *
+ * @param sequences The minibatch.
+ * @param maxTokens Padded tokens per group at most (unless one sequence is longer).
+ * @param multiple The number of groups is a multiple of this (fewer only when there are fewer sequences). @default 2
+ * @returns Groups, by length (stable among equal lengths).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitBalanced } from "./micro_batches.ts";
+ *
+ * const s = (n: number) => ({ tokens: new Array(n).fill(1), lossMask: new Array(n).fill(1) });
+ * // 6 rows: 2 groups of 3 fit 100 tokens each (3 × 10 and 3 × 30)
+ * assert.deepEqual(splitBalanced([s(30), s(10), s(10), s(30), s(10), s(30)], 100).map((g) => g.map((x) => x.tokens.length)), [[10, 10, 10], [30, 30, 30]]);
+ * // within 60 tokens: 4 groups
+ * assert.deepEqual(splitBalanced([s(30), s(10), s(10), s(30), s(10), s(30)], 60).map((g) => g.length), [3, 1, 1, 1]);
+ * ```
+ */
+export function splitBalanced<T extends LmSequence>(sequences: readonly T[], maxTokens: number, multiple = 2): T[][] {
+  if (!(Number.isInteger(maxTokens) && maxTokens > 0)) {
+    throw new RangeError(`Cannot split: maxTokens must be a positive integer, current value is ${maxTokens}`);
+  }
+  if (!(Number.isInteger(multiple) && multiple > 0)) {
+    throw new RangeError(`Cannot split: multiple must be a positive integer, current value is ${multiple}`);
+  }
+  const sorted = [...sequences].sort((a, b) => a.tokens.length - b.tokens.length);
+  const n = sorted.length;
+  if (n === 0) return [];
+  const len = sorted.map((x) => x.tokens.length);
+  const cap = Math.max(maxTokens, len[n - 1]!);
+  const cost = (i: number, j: number) => (j - i) * len[j - 1]!;
+  // best[p][j]: the least largest group of rows 0 … j−1 in p groups; cut[p][j]: where its last group starts
+  let best = Array.from({ length: n + 1 }, (_, j) => (j === 0 ? 0 : Infinity));
+  const cuts: number[][] = [];
+  for (let p = 1; p <= n; p++) {
+    const next = new Array<number>(n + 1).fill(Infinity);
+    const cut = new Array<number>(n + 1).fill(0);
+    for (let j = p; j <= n; j++) {
+      for (let i = p - 1; i < j; i++) {
+        const v = Math.max(best[i]!, cost(i, j));
+        if (v < next[j]!) [next[j], cut[j]] = [v, i];
+      }
+    }
+    best = next;
+    cuts.push(cut);
+    if ((p % multiple === 0 || p === n) && best[n]! <= cap) break;
+  }
+  const groups: T[][] = [];
+  for (let p = cuts.length, j = n; p > 0; p--) {
+    const i = cuts[p - 1]![j]!;
+    groups.unshift(sorted.slice(i, j));
+    j = i;
+  }
+  return groups;
+}
+
+/**
  * Runs `lossOf` on each piece and sums the gradients (and the returned
  * scalars) over the pieces.
  *

@@ -10,7 +10,7 @@ import type { AdamW } from "../optim/adamw.ts";
 import { collateLm, disposeLmBatch, type LmSequence } from "./collate.ts";
 import { cosineLr } from "../optim/schedule.ts";
 import { sftStep } from "./sft.ts";
-import { splitByTokens } from "./micro_batches.ts";
+import { splitBalanced } from "./micro_batches.ts";
 import type { GradientWorkers } from "./gradient_workers.ts";
 import type { SftConfig } from "../config/experiment.ts";
 
@@ -101,7 +101,9 @@ export async function trainSft(options: TrainSftOptions): Promise<SftLogRow[]> {
     const t0 = performance.now();
     const rng = createRng(hashSeed(seed, step));
     const picked = Array.from({ length: config.batchSize }, () => sequences[rng.int(sequences.length)]!);
-    const micro = splitByTokens(picked, options.maxTokensPerMicroBatch ?? 2048).map((g) => collateLm(g, padId));
+    // an even number of pieces of about equal size: the same pieces (the same sums, to the bit) on this thread or
+    // shared out over gradient workers
+    const micro = splitBalanced(picked, options.maxTokensPerMicroBatch ?? 2048).map((g) => collateLm(g, padId));
     const lr = cosineLr(step, config.steps, config.lr, config.warmupSteps);
     const r = await sftStep(model, optimizer, micro, { lr, workers: options.workers });
     const tokens = micro.reduce((a, b) => a + b.numTokens, 0);

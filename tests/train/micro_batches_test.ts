@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
-import { accumulateGradients, splitByTokens } from "../../lib/train/micro_batches.ts";
+import { accumulateGradients, splitBalanced, splitByTokens } from "../../lib/train/micro_batches.ts";
+import { createRng } from "../../lib/random.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel, trainableVariables } from "../../lib/model/params.ts";
 import { collateLm, disposeLmBatch } from "../../lib/train/collate.ts";
@@ -24,6 +25,40 @@ Deno.test("splitByTokens() bounds rows × longest length, shortest first, every 
   const arrival = chunksByTokens(lengths.map((n) => s(n)), (x) => x.tokens.length, Infinity, 1024);
   assert.ok(padded(groupsOf) < padded(arrival), `sorted ${padded(groupsOf)} vs arrival order ${padded(arrival)}`);
   assert.throws(() => splitByTokens([], 0), /maxTokens must be a positive integer/);
+});
+
+Deno.test("splitBalanced() makes the fewest even groups within the cap, and its largest group is the least any cut gives", () => {
+  const s = (n: number) => ({ tokens: new Array(n).fill(1), lossMask: new Array(n).fill(1) });
+  const cost = (g: { tokens: number[] }[]) => g.length * Math.max(...g.map((x) => x.tokens.length));
+  // brute force: every way to cut the sorted lengths into k contiguous groups
+  const bestCut = (len: number[], k: number): number => {
+    if (k === 1) return len.length * len.at(-1)!;
+    let best = Infinity;
+    for (let i = k - 1; i < len.length; i++) {
+      best = Math.min(best, Math.max(bestCut(len.slice(0, i), k - 1), (len.length - i) * len.at(-1)!));
+    }
+    return best;
+  };
+  const rng = createRng(7);
+  for (let trial = 0; trial < 40; trial++) {
+    const lengths = Array.from({ length: 2 + rng.int(9) }, () => 5 + rng.int(60));
+    const cap = 40 + rng.int(300);
+    const groups = splitBalanced(lengths.map(s), cap);
+    const sorted = [...lengths].sort((a, b) => a - b);
+    assert.deepEqual(groups.flat().map((x) => x.tokens.length), sorted, "every sequence once, shortest first");
+    const k = groups.length;
+    assert.ok(k % 2 === 0 || k === lengths.length, `${k} groups for ${lengths.length} rows`);
+    const limit = Math.max(cap, sorted.at(-1)!);
+    assert.ok(groups.every((g) => cost(g) <= limit), `a group over ${limit}`);
+    assert.equal(Math.max(...groups.map(cost)), bestCut(sorted, k), `largest group of ${JSON.stringify(sorted)}`);
+    // fewer groups (of the allowed counts) cannot stay within the cap
+    for (let fewer = 2; fewer < k; fewer += 2) assert.ok(bestCut(sorted, fewer) > limit, `${fewer} groups fit`);
+  }
+  // one row longer than the cap is a group of its own, within its own length
+  assert.deepEqual(splitBalanced([s(10), s(300), s(10)], 100).map((g) => g.length), [2, 1]);
+  assert.deepEqual(splitBalanced([], 10), []);
+  assert.throws(() => splitBalanced([s(3)], 0), /maxTokens must be a positive integer, current value is 0/);
+  assert.throws(() => splitBalanced([s(3)], 10, 1.5), /multiple must be a positive integer, current value is 1.5/);
 });
 
 Deno.test("accumulateGradients() over micro-batches equals the gradient of the whole batch", () => {
