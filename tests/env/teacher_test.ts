@@ -285,54 +285,43 @@ for (const format of ["state", "state-relations", "state-stack", "state-chain"] 
     const sep = layout.relations ? " ; " : " ";
     let checked = 0;
     let rewritten = 0;
-    for (const qs of test.values()) {
-      for (const q of qs) {
-        const subs = q.subQuestions;
-        const dropped = droppedObjectives(q.question, subs.length, { dropProbability: 0.5, seed: 1 });
-        for (let t = 0;; t++) {
-          const turn = stateTeacherTurn(subs, t, dropped, layout);
-          if (turn === null) break;
-          const { open, answers } = parseStateMemory(turn.mem, layout);
-          // the round trip: the items and the answers, joined as the teacher joins them, are the memory again
-          const sides = [open.map((item) => item.join(" ")).join(sep), "|", answers.join(sep)];
-          if (layout.stack) sides.reverse();
-          assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
-          assert.deepEqual(
-            parseStateMemory(turn.mem.split(" "), layout),
-            { open, answers },
-            "words and text read alike",
-          );
-          // each open item is a subject (with its relations), or the entity found and the one relation left (only
-          // the head: first, or last on the stack)
-          const bySubject = new Map(subs.map((s) => [s.subject, s]));
-          open.forEach((item, j) => {
-            const s = bySubject.get(item[0]!);
-            if (s !== undefined && item.length === (layout.relations ? s.hops.length + 1 : 1)) return;
-            assert.equal(j, layout.stack ? open.length - 1 : 0, "only the head is rewritten");
-            assert.equal(item.length, 2);
-            rewritten += 1;
-          });
-          // the answers: one per objective resolved (the first ones, or the last ones on the stack), in the
-          // question's order, a dropped one as FORGOTTEN once no longer fresh
-          assert.equal(open.length + answers.length, subs.length);
-          const offset = layout.stack ? open.length : 0;
-          answers.forEach((a, j) => {
-            const i = offset + j;
-            assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a);
-          });
-          checked += 1;
-        }
-      }
+    for (const { subs, dropped, turn } of teacherMemories(test, layout)) {
+      const { open, answers } = parseStateMemory(turn.mem, layout);
+      // the round trip: the items and the answers, joined as the teacher joins them, are the memory again
+      const sides = [open.map((item) => item.join(" ")).join(sep), "|", answers.join(sep)];
+      if (layout.stack) sides.reverse();
+      assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
+      assert.deepEqual(
+        parseStateMemory(turn.mem.split(" "), layout),
+        { open, answers },
+        "words and text read alike",
+      );
+      // each open item is a subject (with its relations), or the entity found and the one relation left (only
+      // the head: first, or last on the stack)
+      const bySubject = new Map(subs.map((s) => [s.subject, s]));
+      open.forEach((item, j) => {
+        const s = bySubject.get(item[0]!);
+        if (s !== undefined && item.length === (layout.relations ? s.hops.length + 1 : 1)) return;
+        assert.equal(j, layout.stack ? open.length - 1 : 0, "only the head is rewritten");
+        assert.equal(item.length, 2);
+        rewritten += 1;
+      });
+      // the answers: one per objective resolved (the first ones, or the last ones on the stack), in the
+      // question's order, a dropped one as FORGOTTEN once no longer fresh
+      assert.equal(open.length + answers.length, subs.length);
+      const offset = layout.stack ? open.length : 0;
+      answers.forEach((a, j) => {
+        const i = offset + j;
+        assert.ok(a === subs[i]!.answer || (dropped.has(i) && a === FORGOTTEN), a);
+      });
+      checked += 1;
     }
     assert.ok(checked > 200 && rewritten > 20, `${checked} memories, ${rewritten} rewritten heads`);
   });
 }
 
-/** The chain memory's round trip: the answers (a dropped one left out), `|`, the chain in progress. */
-function checkChainRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): void {
-  const layout = stateLayout("state-chain");
-  let checked = 0;
-  let shorter = 0;
+/** Every turn the state teacher writes for the test questions, with 0.5 drops (seed 1). */
+function* teacherMemories(test: ReturnType<typeof buildQaSplits>["test"], layout: ReturnType<typeof stateLayout>) {
   for (const qs of test.values()) {
     for (const q of qs) {
       const subs = q.subQuestions;
@@ -340,25 +329,35 @@ function checkChainRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): vo
       for (let t = 0;; t++) {
         const turn = stateTeacherTurn(subs, t, dropped, layout);
         if (turn === null) break;
-        const { open, answers } = parseStateMemory(turn.mem, layout);
-        const sides = [answers.join(" ; "), "|", open.map((item) => item.join(" ")).join(" ; ")];
-        assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
-        assert.deepEqual(parseStateMemory(turn.mem.split(" "), layout), { open, answers }, "words and text read alike");
-        // one chain (none before the first search); the answers: those of the objectives before its one, but the
-        // dropped ones, in order
-        assert.equal(open.length, t === 0 ? 0 : 1);
-        const i = t === 0 ? 0 : subs.findIndex((s) => s.subject === open[0]![0]);
-        assert.deepEqual(answers, subs.slice(0, i).filter((_, j) => !dropped.has(j)).map((s) => s.answer));
-        if (answers.length < i) shorter += 1;
-        if (turn.action === "answer") {
-          assert.equal(
-            turn.content.split(" ; ").length,
-            subs.length - dropped.size + (dropped.has(subs.length - 1) ? 1 : 0),
-          );
-        }
-        checked += 1;
+        yield { subs, dropped, t, turn };
       }
     }
+  }
+}
+
+/** The chain memory's round trip: the answers (a dropped one left out), `|`, the chain in progress. */
+function checkChainRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): void {
+  const layout = stateLayout("state-chain");
+  let checked = 0;
+  let shorter = 0;
+  for (const { subs, dropped, t, turn } of teacherMemories(test, layout)) {
+    const { open, answers } = parseStateMemory(turn.mem, layout);
+    const sides = [answers.join(" ; "), "|", open.map((item) => item.join(" ")).join(" ; ")];
+    assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
+    assert.deepEqual(parseStateMemory(turn.mem.split(" "), layout), { open, answers }, "words and text read alike");
+    // one chain (none before the first search); the answers: those of the objectives before its one, but the
+    // dropped ones, in order
+    assert.equal(open.length, t === 0 ? 0 : 1);
+    const i = t === 0 ? 0 : subs.findIndex((s) => s.subject === open[0]![0]);
+    assert.deepEqual(answers, subs.slice(0, i).filter((_, j) => !dropped.has(j)).map((s) => s.answer));
+    if (answers.length < i) shorter += 1;
+    if (turn.action === "answer") {
+      assert.equal(
+        turn.content.split(" ; ").length,
+        subs.length - dropped.size + (dropped.has(subs.length - 1) ? 1 : 0),
+      );
+    }
+    checked += 1;
   }
   assert.ok(checked > 200 && shorter > 20, `${checked} memories, ${shorter} with answers left out`);
 }
