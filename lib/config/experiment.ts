@@ -117,6 +117,11 @@ export const SFT_CONFIG_SCHEMA = section({
     description: "Steps of the induction warm-up (copying random word sequences) before SFT.",
     unset: "0",
   }),
+  pretrainHorizon: int(1).optional().meta({
+    description: "The step at which the warm-up's cosine schedule would end (≥ pretrainSteps): a longer horizon " +
+      "stops the warm-up while its learning rate is still high.",
+    unset: "pretrainSteps",
+  }),
   inductionMix: inRange(0, 10).optional().meta({
     description: "Induction sequences added to the SFT pool, as a fraction of the demonstration sequences.",
     unset: "0",
@@ -658,6 +663,12 @@ export function validateConfig(c: unknown): ExperimentConfig {
         `"state-relations" or "state"): the memory drills ` +
         `are its list operations; current values are sft.drillMix ${config.sft.drillMix}, ` +
         `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
+    );
+  }
+  if (config.sft.pretrainHorizon !== undefined && config.sft.pretrainHorizon < (config.sft.pretrainSteps ?? 0)) {
+    fail(
+      `sft.pretrainHorizon must be ≥ sft.pretrainSteps (${config.sft.pretrainSteps}), current value is ` +
+        `${config.sft.pretrainHorizon}`,
     );
   }
   let sizes;

@@ -353,7 +353,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           model: sft,
           optimizer,
           sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: config.seed }),
-          config: { ...config.sft, steps: pretrainSteps, batchSize: 32 },
+          // the cosine runs to the horizon (default: the warm-up's last step), the warm-up stops at pretrainSteps
+          config: { ...config.sft, steps: config.sft.pretrainHorizon ?? pretrainSteps, batchSize: 32 },
+          endStep: pretrainSteps,
           seed: config.seed + 17,
           padId: data.tokenizer.padId,
           workers,

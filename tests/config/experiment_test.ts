@@ -243,6 +243,14 @@ Deno.test("validateConfig(): what needs the questions' markers is refused withou
   assert.equal(resolveConfig("quick", { data: { trainMarkers: 0 } }).data.trainMarkers, 0, "0 markers drawn: fine");
 });
 
+Deno.test("resolveConfig(): sft.pretrainHorizon is at least the warm-up's steps", () => {
+  assert.equal(resolveConfig("default", { sft: { pretrainHorizon: 750 } }).sft.pretrainHorizon, 750);
+  assert.throws(
+    () => resolveConfig("default", { sft: { pretrainSteps: 550, pretrainHorizon: 500 } }),
+    /Invalid config: sft\.pretrainHorizon must be ≥ sft\.pretrainSteps \(550\), current value is 500$/,
+  );
+});
+
 Deno.test("validateConfig(): memory drills only with a state memory, whose list operations they are", () => {
   const slots = { data: { markers: true }, sft: { drillMix: 0.25, teacherMemory: "slots" as const } };
   assert.throws(

@@ -5,6 +5,7 @@ import { resolveConfig } from "../../lib/config/experiment.ts";
 import { runPipeline } from "../../lib/pipeline/pipeline.ts";
 import { readCheckpointRecord } from "../../lib/model/checkpoint.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";
+import { cosineLr } from "../../lib/optim/schedule.ts";
 
 const read = async (dir: string): Promise<MetricsRow[]> =>
   (await Deno.readTextFile(`${dir}/metrics.jsonl`)).split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -14,7 +15,7 @@ const strip = (rows: MetricsRow[]) =>
 Deno.test("pipeline: a run stopped after the induction warm-up resumes from its checkpoint, to the same metrics", async () => {
   const config = resolveConfig("quick", {
     dataDir: await Deno.makeTempDir(),
-    sft: { ...resolveConfig("quick").sft, pretrainSteps: 3, steps: 4, demos: 16 },
+    sft: { ...resolveConfig("quick").sft, pretrainSteps: 3, pretrainHorizon: 6, steps: 4, demos: 16 },
     rl: { ...resolveConfig("quick").rl, algorithms: [] },
   });
   const whole = await Deno.makeTempDir();
@@ -27,6 +28,13 @@ Deno.test("pipeline: a run stopped after the induction warm-up resumes from its 
   assert.deepEqual((await readCheckpointRecord(`${cut}/sft`))!.state.step, 0);
   assert.equal((await read(cut)).filter((r) => r.stage === "pretrain").length, 3);
   assert.equal((await read(cut)).filter((r) => r.stage === "sft").length, 0);
+  // the warm-up's schedule runs to its horizon (6), not to its last step (3)
+  const { lr, warmupSteps } = config.sft;
+  assert.deepEqual(
+    (await read(cut)).filter((r) => r.stage === "pretrain").map((r) => r["sft/lr"]),
+    [0, 1, 2].map((t) => cosineLr(t, 6, lr, warmupSteps)),
+  );
+  assert.notEqual(cosineLr(2, 6, lr, warmupSteps), cosineLr(2, 3, lr, warmupSteps));
 
   let warmUps = 0;
   const resumed = await runPipeline({
