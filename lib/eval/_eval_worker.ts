@@ -55,7 +55,8 @@ async function start(init: EvalWorkerInit): Promise<Run> {
   }
   const models = init.models.map((m) => {
     const model = createModel(m.config as Parameters<typeof createModel>[0], { seed: 0 });
-    trainableVariables(model).forEach((v, i) => v.assign(tf.tensor(m.weights[i]!, v.shape, "float32")));
+    // assign shares the tensor's data; the tidy disposes the tensor itself (else a second copy stays alive)
+    tf.tidy(() => trainableVariables(model).forEach((v, i) => v.assign(tf.tensor(m.weights[i]!, v.shape, "float32"))));
     return model;
   });
   return (job) => {

@@ -38,6 +38,8 @@ export interface GradientJob {
 export interface GradientResult {
   /** Per piece. */
   pieces: { grads: Float32Array[]; value: number }[];
+  /** The worker's live tensor bytes after the job (flat from job to job: nothing leaks). */
+  liveBytes: number;
 }
 
 type Scalar = import("@tensorflow/tfjs").Scalar;
@@ -55,7 +57,13 @@ async function start(): Promise<(job: GradientJob) => Promise<GradientResult>> {
   return (job: GradientJob): Promise<GradientResult> => {
     model ??= createModel(job.config as Parameters<typeof createModel>[0], { seed: 0 });
     const variables = trainableVariables(model);
-    variables.forEach((v, i) => v.assign(tf.tensor(job.weights[i]!, v.shape, "float32")));
+    // assign shares the new tensor's data: dispose the tensor, or each job's weights stay alive (the worker's wasm
+    // heap then runs out after a few hundred steps)
+    variables.forEach((v, i) => {
+      const value = tf.tensor(job.weights[i]!, v.shape, "float32");
+      v.assign(value);
+      value.dispose();
+    });
     const pieces = job.pieces.map((p) => {
       const tokens = tf.tensor2d(p.tokens, p.shape, "int32");
       const targets = tf.tensor2d(p.targets, p.shape, "int32");
@@ -71,7 +79,7 @@ async function start(): Promise<(job: GradientJob) => Promise<GradientResult>> {
       tf.dispose([tokens, targets, mask, value, Object.values(grads)]);
       return out;
     });
-    return Promise.resolve({ pieces });
+    return Promise.resolve({ pieces, liveBytes: tf.memory().numBytes });
   };
 }
 

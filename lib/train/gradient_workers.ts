@@ -59,6 +59,8 @@ export interface GradientWorkers {
     pieces: readonly LmBatch[],
     numTokens: number,
   ): Promise<{ grads: tf.NamedTensorMap; value: tf.Scalar }[]>;
+  /** Each worker's live tensor bytes after its last job (0 before its first): flat from step to step. */
+  liveBytes(): number[];
   /** Ends the workers (idempotent). */
   close(): void;
 }
@@ -108,6 +110,7 @@ export function createGradientWorkers(size: number): GradientWorkers {
   const url = new URL("./_gradient_worker.ts", import.meta.url).href;
   const workers = Array.from({ length: size }, () => new Worker(url, { type: "module" }));
   let closed = false;
+  const live = workers.map(() => 0);
   const run = (worker: Worker, job: GradientJob) =>
     new Promise<GradientResult>((resolve, reject) => {
       worker.onmessage = (e: MessageEvent<{ ok?: GradientResult; error?: string }>) => {
@@ -136,10 +139,11 @@ export function createGradientWorkers(size: number): GradientWorkers {
       const results = await Promise.all(
         dealt.map((mine, w) =>
           mine.length === 0
-            ? Promise.resolve({ pieces: [] })
+            ? Promise.resolve({ pieces: [], liveBytes: live[w]! })
             : run(workers[w]!, { config: model.config, weights, pieces: mine.map((m) => m.d), numTokens })
         ),
       );
+      results.forEach((r, w) => live[w] = r.liveBytes);
       const out: { grads: tf.NamedTensorMap; value: tf.Scalar }[] = new Array(pieces.length);
       dealt.forEach((mine, w) =>
         mine.forEach(({ i }, j) => {
@@ -152,6 +156,7 @@ export function createGradientWorkers(size: number): GradientWorkers {
       );
       return out;
     },
+    liveBytes: () => [...live],
     close() {
       if (closed) return;
       closed = true;
