@@ -145,8 +145,9 @@ export const SFT_CONFIG_SCHEMA = section({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
       "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +
       "state (the same with each open objective as its subject alone), state-stack (the answers, then the " +
-      "objectives still open with the one being resolved last, next to </mem>; resolved from the last objective) " +
-      "or slots (numbered slots of the facts read).",
+      "objectives still open with the one being resolved last, next to </mem>; resolved from the last objective), " +
+      "state-chain (the answers, then only the objective in progress as the chain of facts read for it; the next " +
+      "objective read off the question) or slots (numbered slots of the facts read).",
     unset: DEFAULT_TEACHER_MEMORY,
   }),
 });
