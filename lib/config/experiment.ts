@@ -307,10 +307,12 @@ const BASE: ExperimentConfig = {
     // the memory is the agent's whole state (open objectives | answers found): the same work every turn whatever the
     // number of objectives, so a policy trained on 1-4 can extend to 6 and 8
     teacherMemory: "state-relations",
-    // with 700 steps the induction warm-up's loss fell from ~4 to 0.11 between steps 250 and 500, 0.07 at 550 and
-    // 0.04 at 700: the last 150 steps bought less than 100 more SFT steps. At 550 (the cosine now ending there) it is
-    // 4.31 / 1.64 / 1.19 at steps 250 / 500 / 550; with inductionNoise 32 it stays at 5.43 (no induction head)
-    pretrainSteps: 550,
+    // the induction head forms while the warm-up's learning rate is still high: with the cosine ending at step 550
+    // the loss is 4.31 / 1.55 / 1.11 at steps 250 / 500 / 550 (half formed); with it running to 750 and the warm-up
+    // stopped at 450, 0.31 at 450, and the SFT that follows ends lower (0.19 against 0.25) in 95 s less (run hz,
+    // docs/research/paper_regime.md). With inductionNoise 32 no head forms (5.43)
+    pretrainSteps: 450,
+    pretrainHorizon: 750,
     inductionMix: 0.25,
   },
   rl: {
