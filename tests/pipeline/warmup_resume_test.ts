@@ -15,7 +15,7 @@ const strip = (rows: MetricsRow[]) =>
 Deno.test("pipeline: a run stopped after the induction warm-up resumes from its checkpoint, to the same metrics", async () => {
   const config = resolveConfig("quick", {
     dataDir: await Deno.makeTempDir(),
-    sft: { ...resolveConfig("quick").sft, pretrainSteps: 3, pretrainHorizon: 6, steps: 4, demos: 16 },
+    sft: { ...resolveConfig("quick").sft, pretrainSteps: 3, pretrainHorizon: 6, warmupSteps: 1, steps: 4, demos: 16 },
     rl: { ...resolveConfig("quick").rl, algorithms: [] },
   });
   const whole = await Deno.makeTempDir();
