@@ -139,6 +139,7 @@ export {
   type CreateModelOptions,
   type Model,
   type ModelKind,
+  setTrainableWeights,
   trainableVariables,
   weightShapes,
 } from "./lib/model/params.ts";

@@ -42,9 +42,8 @@ type Run = (job: EvalJob) => Promise<EvalRow | EqualRewardGroupsRow>;
 let ready: Promise<Run> | undefined;
 
 async function start(init: EvalWorkerInit): Promise<Run> {
-  const { tf } = await import("../tf.ts");
   const { setBackend } = await import("../backend/backend.ts");
-  const { createModel, trainableVariables } = await import("../model/params.ts");
+  const { createModel, setTrainableWeights } = await import("../model/params.ts");
   const { loadData } = await import("../data/build.ts");
   const { evaluateCell, testFingerprint } = await import("./evaluate.ts");
   const { equalRewardCell } = await import("./equal_reward_groups.ts");
@@ -55,8 +54,7 @@ async function start(init: EvalWorkerInit): Promise<Run> {
   }
   const models = init.models.map((m) => {
     const model = createModel(m.config as Parameters<typeof createModel>[0], { seed: 0 });
-    // assign shares the tensor's data; the tidy disposes the tensor itself (else a second copy stays alive)
-    tf.tidy(() => trainableVariables(model).forEach((v, i) => v.assign(tf.tensor(m.weights[i]!, v.shape, "float32"))));
+    setTrainableWeights(model, m.weights);
     return model;
   });
   return (job) => {

@@ -256,6 +256,40 @@ export function assignWeights(dst: Model, src: Model): void {
 }
 
 /**
+ * Sets a model's trainable variables from arrays in `trainableVariables`
+ * order (the weights a worker receives). `assign` shares the new tensor's
+ * data, so the tidy disposes only the wrapper: one copy stays, the variable's.
+ *
+ * Source: this package (the gradient and eval workers' weight load).
+ *
+ * @param model Model whose trainable variables are overwritten.
+ * @param weights One array per trainable variable, in order.
+ * @returns Nothing.
+ *
+ * @example Loading weights twice leaves no tensor behind
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tf } from "../tf.ts";
+ * import { modelPreset } from "./config.ts";
+ * import { createModel, setTrainableWeights, trainableVariables } from "./params.ts";
+ *
+ * const a = createModel(modelPreset("tiny", 20), { seed: 1 });
+ * const b = createModel(modelPreset("tiny", 20), { seed: 2 });
+ * const arrays = trainableVariables(a).map((v) => v.dataSync() as Float32Array);
+ * const before = tf.memory().numTensors;
+ * setTrainableWeights(b, arrays);
+ * setTrainableWeights(b, arrays);
+ * assert.equal(tf.memory().numTensors, before);
+ * assert.deepEqual(trainableVariables(b)[0]!.dataSync(), arrays[0]);
+ * a.dispose();
+ * b.dispose();
+ * ```
+ */
+export function setTrainableWeights(model: Model, weights: readonly Float32Array[]): void {
+  tf.tidy(() => trainableVariables(model).forEach((v, i) => v.assign(tf.tensor(weights[i]!, v.shape, "float32"))));
+}
+
+/**
  * The trainable variables of a model, for an explicit `varList`.
  *
  * Source: TF.js `tf.variableGrads(f, varList)` (never the implicit global list).

@@ -49,7 +49,7 @@ let ready: Promise<(job: GradientJob) => Promise<GradientResult>> | undefined;
 async function start(): Promise<(job: GradientJob) => Promise<GradientResult>> {
   const { tf } = await import("../tf.ts");
   const { setBackend } = await import("../backend/backend.ts");
-  const { createModel, trainableVariables } = await import("../model/params.ts");
+  const { createModel, setTrainableWeights, trainableVariables } = await import("../model/params.ts");
   const { sequenceLogProbs } = await import("../model/score.ts");
   const { maskedSum } = await import("../tensor/masked.ts");
   await setBackend("wasm", { threads: 1 });
@@ -57,13 +57,7 @@ async function start(): Promise<(job: GradientJob) => Promise<GradientResult>> {
   return (job: GradientJob): Promise<GradientResult> => {
     model ??= createModel(job.config as Parameters<typeof createModel>[0], { seed: 0 });
     const variables = trainableVariables(model);
-    // assign shares the new tensor's data: dispose the tensor, or each job's weights stay alive (the worker's wasm
-    // heap then runs out after a few hundred steps)
-    variables.forEach((v, i) => {
-      const value = tf.tensor(job.weights[i]!, v.shape, "float32");
-      v.assign(value);
-      value.dispose();
-    });
+    setTrainableWeights(model, job.weights); // each job's weights, one copy (once kept alive: the heap ran out)
     const pieces = job.pieces.map((p) => {
       const tokens = tf.tensor2d(p.tokens, p.shape, "int32");
       const targets = tf.tensor2d(p.targets, p.shape, "int32");
