@@ -147,7 +147,8 @@ export const SFT_CONFIG_SCHEMA = section({
       "state (the same with each open objective as its subject alone), state-stack (the answers, then the " +
       "objectives still open with the one being resolved last, next to </mem>; resolved from the last objective), " +
       "state-chain (the answers, then only the objective in progress as the chain of facts read for it; the next " +
-      "objective read off the question) or slots (numbered slots of the facts read).",
+      "objective read off the question), state-chain-bare (the same with no ';' between the memory's answers, so " +
+      "every word of the list is unique) or slots (numbered slots of the facts read).",
     unset: DEFAULT_TEACHER_MEMORY,
   }),
 });

@@ -28,7 +28,14 @@ import { RELATIONS } from "./world.ts";
 export type MemoryFormat = typeof MEMORY_FORMATS[number];
 
 /** The memory formats ({@linkcode MemoryFormat}). */
-export const MEMORY_FORMATS = ["state", "state-relations", "state-stack", "state-chain", "slots"] as const;
+export const MEMORY_FORMATS = [
+  "state",
+  "state-relations",
+  "state-stack",
+  "state-chain",
+  "state-chain-bare",
+  "slots",
+] as const;
 
 /**
  * Whether a memory format is a state memory (the objectives still open and
@@ -55,7 +62,8 @@ export function isStateMemory(format: MemoryFormat): boolean {
  * The layout of a state memory format: the stack (`"state-stack"`) writes
  * the answers first and the open objectives after `|`, the one being
  * resolved last; the chain (`"state-chain"`) writes the answers, `|`, then
- * the facts read for the objective in progress; the others write the open
+ * the facts read for the objective in progress (`"state-chain-bare"`: the
+ * same with no `;` between the answers); the others write the open
  * objectives first (the one being resolved first), then `|`, then the answers.
  *
  * Source: this package (the formats of {@linkcode stateTeacherTurn}).
@@ -68,16 +76,19 @@ export function isStateMemory(format: MemoryFormat): boolean {
  * import assert from "node:assert/strict";
  * import { stateLayout } from "./teacher.ts";
  *
- * assert.deepEqual(stateLayout("state-stack"), { relations: true, stack: true, chain: false });
- * assert.deepEqual(stateLayout("state"), { relations: false, stack: false, chain: false });
- * assert.deepEqual(stateLayout("state-chain"), { relations: true, stack: false, chain: true });
+ * assert.deepEqual(stateLayout("state-stack"), { relations: true, stack: true, chain: false, bare: false });
+ * assert.deepEqual(stateLayout("state"), { relations: false, stack: false, chain: false, bare: false });
+ * assert.deepEqual(stateLayout("state-chain"), { relations: true, stack: false, chain: true, bare: false });
+ * assert.deepEqual(stateLayout("state-chain-bare"), { relations: true, stack: false, chain: true, bare: true });
  * ```
  */
 export function stateLayout(format: MemoryFormat): StateLayout {
   return {
-    relations: format === "state-relations" || format === "state-stack" || format === "state-chain",
+    relations: format === "state-relations" || format === "state-stack" || format === "state-chain" ||
+      format === "state-chain-bare",
     stack: format === "state-stack",
-    chain: format === "state-chain",
+    chain: format === "state-chain" || format === "state-chain-bare",
+    bare: format === "state-chain-bare",
   };
 }
 
@@ -89,6 +100,8 @@ export interface StateLayout {
   stack: boolean;
   /** The answers, then the facts read for the objective in progress ({@linkcode chainTeacherTurn}). */
   chain: boolean;
+  /** With `chain`: no `;` between the answers, so every word of the list is unique (distinct answers). */
+  bare: boolean;
 }
 
 /** Options of {@linkcode createTeacher}. */
@@ -306,7 +319,7 @@ export function stateTeacherTurn(
   dropped: ReadonlySet<number>,
   options: Partial<StateLayout> = {},
 ): TeacherTurn | null {
-  if (options.chain) return chainTeacherTurn(subQuestions, turn, dropped);
+  if (options.chain) return chainTeacherTurn(subQuestions, turn, dropped, { bare: options.bare });
   const relations = options.relations ?? false;
   const stack = options.stack ?? false;
   const plan = planTurn(subQuestions, turn, stack);
@@ -368,6 +381,13 @@ export function stateTeacherTurn(
  * <mem> kalmar | vunom founder olvan born tesla </mem> <think> answer </think> <answer> kalmar ; tesla </answer>
  * ```
  *
+ * With `bare` (`"state-chain-bare"`) the memory writes the answers with no
+ * `;` between them (`kalmar tesla | …`; the final answer keeps them): `;`
+ * is the one word the answers' copy shares, so with distinct answers every
+ * word of the list has one successor, and the copy is the one-word lookup
+ * an induction head does whatever the list's length; the final answer's
+ * name after a `;` is the successor of the name before it.
+ *
  * A dropped objective's answer is left out of the answers when it would
  * move there (SPEC §6: "dropped from `<mem>`"), so the final answer has one
  * objective too few and scores 0: a forgotten answer costs the episode.
@@ -379,6 +399,7 @@ export function stateTeacherTurn(
  * @param subQuestions The question's objectives.
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are left out once they leave the chain.
+ * @param options `bare`: no `;` between the memory's answers. @default false
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -397,12 +418,15 @@ export function stateTeacherTurn(
  * assert.deepEqual(turns.map((t) => t.content), ["zorbex born", "vunom founder", "olvan born", "kalmar ; tesla"]);
  * assert.equal(chainTeacherTurn(q, 3, new Set([0]))!.mem, "| vunom founder olvan born tesla");
  * assert.equal(chainTeacherTurn(q, 4, new Set()), null);
+ * const last = chainTeacherTurn([...q, q[0]!], 4, new Set(), { bare: true })!;
+ * assert.deepEqual([last.mem, last.content], ["kalmar tesla | zorbex born kalmar", "kalmar ; tesla ; kalmar"]);
  * ```
  */
 export function chainTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
+  options: { bare?: boolean } = {},
 ): TeacherTurn | null {
   const plan = planTurn(subQuestions, turn);
   if (plan === null) return null;
@@ -417,7 +441,7 @@ export function chainTeacherTurn(
     ...hops.slice(0, last.j + 1).flatMap((h) => [h.relation, h.answer]),
     ...hops.slice(last.j + 1).map((h) => h.relation),
   ];
-  const mem = [found.join(" ; "), "|", chain.join(" ")].filter((p) => p !== "").join(" ");
+  const mem = [found.join(options.bare ? " " : " ; "), "|", chain.join(" ")].filter((p) => p !== "").join(" ");
   if (turn === steps.length) {
     return { mem, think: "answer", action: "answer", content: [...found, chain.at(-1)!].join(" ; ") };
   }

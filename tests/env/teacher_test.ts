@@ -4,6 +4,7 @@ import {
   droppedObjectives,
   FORGOTTEN,
   parseStateMemory,
+  type StateLayout,
   stateLayout,
   stateTeacherTurn,
   teacherTurn,
@@ -207,81 +208,87 @@ Deno.test("stateTeacherTurn() on the stack: every turn works on the memory's las
   assert.ok(checked > 400, `${checked} turns checked`);
 });
 
-Deno.test("chainTeacherTurn(): the answers, then the chain of the objective in progress; each value right after the words searched; each decision at a fixed place, at 1 to 8 objectives", () => {
-  const w = generateWorld(9);
-  const { test } = buildQaSplits(w, {
-    testCount: 12,
-    testObjectives: [1, 2, 3, 4, 5, 6, 7, 8],
-    seed: 3,
-    distinctAnswers: true,
-    subjectIndex: true,
-    markers: false,
-  });
-  const layout = stateLayout("state-chain");
-  const parse = (mem: string) => parseStateMemory(mem, layout);
-  const isRelation = (word: string | undefined) => word !== undefined && word in RELATIONS;
-  let checked = 0;
-  let nextHops = 0;
-  for (const [k, qs] of test) {
-    for (const q of qs) {
-      const subs = q.subQuestions;
-      // the question's names are distinct, and it starts with its subjects
-      assert.equal(new Set(subs.flatMap((s) => [s.subject, s.answer])).size, 2 * k, q.question);
-      const index = q.question.slice(0, q.question.indexOf(" : ")).split(" ");
-      assert.deepEqual(index, subs.map((s) => s.subject));
-      const firstTurn = chainTeacherTurn(subs, 0, new Set())!;
-      // nothing read yet: an empty memory; the think names the first subject of the list and its relations
-      assert.deepEqual(firstTurn, stateTeacherTurn(subs, 0, new Set(), layout));
-      assert.equal(firstTurn.mem, "|");
-      let prev = { mem: parse(firstTurn.mem), text: firstTurn.mem, think: firstTurn.think.split(" ") };
-      for (let t = 1;; t++) {
-        const turn = chainTeacherTurn(subs, t, new Set());
-        if (turn === null) break;
-        const cur = parse(turn.mem);
-        const chain = cur.open[0]!;
-        const before = prev.mem.open[0];
-        // every edit at the end: the previous memory's answers are this one's first words
-        const carried = prev.text.slice(0, prev.text.indexOf("|")).trim();
-        assert.ok(turn.mem.startsWith(carried), `${turn.mem} keeps ${carried}`);
-        if (before !== undefined && isRelation(before.at(-1))) {
-          // the previous chain ended with a relation: copied, then the value after its last two words
-          nextHops += 1;
-          assert.deepEqual(chain.slice(0, -1), before);
-          assert.deepEqual(cur.answers, prev.mem.answers);
-        } else {
-          // complete (or none): its value moves to the answers; the new chain is the think's words, the value read
-          // after its first two
-          assert.deepEqual(cur.answers, before === undefined ? [] : [...prev.mem.answers, before.at(-1)]);
-          assert.deepEqual([...chain.slice(0, 2), ...chain.slice(3)], prev.think);
+for (const format of ["state-chain", "state-chain-bare"] as const) {
+  Deno.test(`chainTeacherTurn() as ${format}: the answers, then the chain of the objective in progress; each value right after the words searched; each decision at a fixed place, at 1 to 8 objectives`, () => {
+    const w = generateWorld(9);
+    const { test } = buildQaSplits(w, {
+      testCount: 12,
+      testObjectives: [1, 2, 3, 4, 5, 6, 7, 8],
+      seed: 3,
+      distinctAnswers: true,
+      subjectIndex: true,
+      markers: false,
+    });
+    const layout = stateLayout(format);
+    const parse = (mem: string) => parseStateMemory(mem, layout);
+    const isRelation = (word: string | undefined) => word !== undefined && word in RELATIONS;
+    let checked = 0;
+    let nextHops = 0;
+    for (const [k, qs] of test) {
+      for (const q of qs) {
+        const subs = q.subQuestions;
+        // the question's names are distinct, and it starts with its subjects
+        assert.equal(new Set(subs.flatMap((s) => [s.subject, s.answer])).size, 2 * k, q.question);
+        const index = q.question.slice(0, q.question.indexOf(" : ")).split(" ");
+        assert.deepEqual(index, subs.map((s) => s.subject));
+        const firstTurn = chainTeacherTurn(subs, 0, new Set(), layout)!;
+        // nothing read yet: an empty memory; the think names the first subject of the list and its relations
+        assert.deepEqual(firstTurn, stateTeacherTurn(subs, 0, new Set(), layout));
+        assert.equal(firstTurn.mem, "|");
+        let prev = { mem: parse(firstTurn.mem), text: firstTurn.mem, think: firstTurn.think.split(" ") };
+        for (let t = 1;; t++) {
+          const turn = chainTeacherTurn(subs, t, new Set(), layout);
+          if (turn === null) break;
+          const cur = parse(turn.mem);
+          const chain = cur.open[0]!;
+          const before = prev.mem.open[0];
+          // every edit at the end: the previous memory's answers are this one's first words
+          const carried = prev.text.slice(0, prev.text.indexOf("|")).trim();
+          assert.ok(turn.mem.startsWith(carried), `${turn.mem} keeps ${carried}`);
+          // bare: the answers are single words with no separator, so each has one successor in the list
+          const list = turn.mem.slice(0, turn.mem.indexOf("|")).trim().split(" ").filter(Boolean);
+          if (layout.bare) assert.deepEqual(list, cur.answers);
+          else assert.equal(list.length, Math.max(0, 2 * cur.answers.length - 1));
+          if (before !== undefined && isRelation(before.at(-1))) {
+            // the previous chain ended with a relation: copied, then the value after its last two words
+            nextHops += 1;
+            assert.deepEqual(chain.slice(0, -1), before);
+            assert.deepEqual(cur.answers, prev.mem.answers);
+          } else {
+            // complete (or none): its value moves to the answers; the new chain is the think's words, the value read
+            // after its first two
+            assert.deepEqual(cur.answers, before === undefined ? [] : [...prev.mem.answers, before.at(-1)]);
+            assert.deepEqual([...chain.slice(0, 2), ...chain.slice(3)], prev.think);
+          }
+          // the value is the word the world gives for the entity and relation before it (the document's next word)
+          const end = isRelation(chain.at(-1)) ? chain.length - 2 : chain.length - 1;
+          const [entity, relation] = chain.slice(end - 2, end) as [string, keyof typeof RELATIONS];
+          assert.equal(chain[end], w.byName.get(entity)!.facts[relation]);
+          // the think: an incomplete chain's last two words; else the subject after the chain's in the list, with its
+          // relations; else answer
+          if (isRelation(chain.at(-1))) assert.equal(turn.think, chain.slice(-2).join(" "));
+          else {
+            const next = subs.find((s) => s.subject === index[index.indexOf(chain[0]!) + 1]);
+            assert.equal(turn.think, next ? [next.subject, ...next.hops.map((h) => h.relation)].join(" ") : "answer");
+            assert.ok(next !== undefined || turn.content === [...cur.answers, chain.at(-1)].join(" ; "));
+          }
+          if (turn.action === "search") assert.equal(turn.content, turn.think.split(" ").slice(0, 2).join(" "));
+          prev = { mem: cur, text: turn.mem, think: turn.think.split(" ") };
+          checked += 1;
         }
-        // the value is the word the world gives for the entity and relation before it (the document's next word)
-        const end = isRelation(chain.at(-1)) ? chain.length - 2 : chain.length - 1;
-        const [entity, relation] = chain.slice(end - 2, end) as [string, keyof typeof RELATIONS];
-        assert.equal(chain[end], w.byName.get(entity)!.facts[relation]);
-        // the think: an incomplete chain's last two words; else the subject after the chain's in the list, with its
-        // relations; else answer
-        if (isRelation(chain.at(-1))) assert.equal(turn.think, chain.slice(-2).join(" "));
-        else {
-          const next = subs.find((s) => s.subject === index[index.indexOf(chain[0]!) + 1]);
-          assert.equal(turn.think, next ? [next.subject, ...next.hops.map((h) => h.relation)].join(" ") : "answer");
-          assert.ok(next !== undefined || turn.content === [...cur.answers, chain.at(-1)].join(" ; "));
-        }
-        if (turn.action === "search") assert.equal(turn.content, turn.think.split(" ").slice(0, 2).join(" "));
-        prev = { mem: cur, text: turn.mem, think: turn.think.split(" ") };
-        checked += 1;
+        assert.deepEqual([...prev.mem.answers, prev.mem.open[0]!.at(-1)], subs.map((s) => s.answer), `${k} objectives`);
       }
-      assert.deepEqual([...prev.mem.answers, prev.mem.open[0]!.at(-1)], subs.map((s) => s.answer), `${k} objectives`);
     }
-  }
-  assert.ok(checked > 400 && nextHops > 50, `${checked} turns checked, ${nextHops} next hops`);
-});
+    assert.ok(checked > 400 && nextHops > 50, `${checked} turns checked, ${nextHops} next hops`);
+  });
+}
 
-for (const format of ["state", "state-relations", "state-stack", "state-chain"] as const) {
+for (const format of ["state", "state-relations", "state-stack", "state-chain", "state-chain-bare"] as const) {
   Deno.test(`parseStateMemory(): reads back every memory stateTeacherTurn writes as ${format} (1-8 objectives, with drops), word for word`, () => {
     const w = generateWorld(9);
     const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
     const layout = stateLayout(format);
-    if (layout.chain) return checkChainRoundTrip(test);
+    if (layout.chain) return checkChainRoundTrip(test, layout);
     const sep = layout.relations ? " ; " : " ";
     let checked = 0;
     let rewritten = 0;
@@ -336,13 +343,12 @@ function* teacherMemories(test: ReturnType<typeof buildQaSplits>["test"], layout
 }
 
 /** The chain memory's round trip: the answers (a dropped one left out), `|`, the chain in progress. */
-function checkChainRoundTrip(test: ReturnType<typeof buildQaSplits>["test"]): void {
-  const layout = stateLayout("state-chain");
+function checkChainRoundTrip(test: ReturnType<typeof buildQaSplits>["test"], layout: StateLayout): void {
   let checked = 0;
   let shorter = 0;
   for (const { subs, dropped, t, turn } of teacherMemories(test, layout)) {
     const { open, answers } = parseStateMemory(turn.mem, layout);
-    const sides = [answers.join(" ; "), "|", open.map((item) => item.join(" ")).join(" ; ")];
+    const sides = [answers.join(layout.bare ? " " : " ; "), "|", open.map((item) => item.join(" ")).join(" ; ")];
     assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
     assert.deepEqual(parseStateMemory(turn.mem.split(" "), layout), { open, answers }, "words and text read alike");
     // one chain (none before the first search); the answers: those of the objectives before its one, but the
