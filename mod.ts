@@ -298,7 +298,12 @@ export { type AdamW, type AdamWConfig, createAdamW } from "./lib/optim/adamw.ts"
 export { collateLm, disposeLmBatch, type LmBatch, type LmSequence } from "./lib/train/collate.ts";
 export { sftStep, type SftStepOptions, type SftStepResult } from "./lib/train/sft.ts";
 export { accumulateGradients, splitBalanced, splitByTokens, sumGradients } from "./lib/train/micro_batches.ts";
-export { createGradientWorkers, type GradientWorkers, sftWorkersFromEnv } from "./lib/train/gradient_workers.ts";
+export {
+  createGradientWorkers,
+  type GradientWorkers,
+  gradientWorkersFor,
+  sftWorkersFromEnv,
+} from "./lib/train/gradient_workers.ts";
 export { cosineLr } from "./lib/optim/schedule.ts";
 export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
 export {

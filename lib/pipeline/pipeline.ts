@@ -19,7 +19,6 @@
  *
  * @module
  */
-import { tf } from "../tf.ts";
 import { setBackend } from "../backend/backend.ts";
 import { buildData, DATA_VERSION, loadData, type LoadedData } from "../data/build.ts";
 import { modelPreset } from "../model/config.ts";
@@ -39,7 +38,7 @@ import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
-import { createGradientWorkers, sftWorkersFromEnv } from "../train/gradient_workers.ts";
+import { gradientWorkersFor } from "../train/gradient_workers.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
@@ -342,10 +341,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     let step = startStep;
     // MEMPO_SFT_WORKERS (default: the cores): the steps' micro-batches on gradient workers, one core each (the same
     // numbers as on this thread)
-    const workerCount = sftWorkersFromEnv();
-    const workers = workerCount >= 2 && tf.getBackend() === "wasm" &&
-        (step < config.sft.steps || (pretrainSteps > 0 && sftState === undefined))
-      ? createGradientWorkers(workerCount)
+    const workers = step < config.sft.steps || (pretrainSteps > 0 && sftState === undefined)
+      ? gradientWorkersFor()
       : undefined;
     try {
       if (pretrainSteps > 0 && sftState === undefined) {

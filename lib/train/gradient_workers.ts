@@ -46,6 +46,32 @@ export function sftWorkersFromEnv(value?: string): number {
   });
 }
 
+/**
+ * Gradient workers where they give a gain: `MEMPO_SFT_WORKERS` ≥ 2
+ * ({@linkcode sftWorkersFromEnv}) on the wasm backend (the WebGL and CPU
+ * backends keep the steps on this thread); otherwise `undefined`, and the
+ * caller computes the pieces' gradients in process, with the same numbers.
+ *
+ * Source: this package (the one rule `deno task train`'s warm-up and SFT follow; `evalWorkersFor` is the
+ * evaluation's).
+ *
+ * @param value `MEMPO_SFT_WORKERS`'s value (default: read from the environment).
+ * @returns The workers (the caller closes them), or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { gradientWorkersFor } from "./gradient_workers.ts";
+ *
+ * assert.equal(gradientWorkersFor("1"), undefined);
+ * assert.equal(gradientWorkersFor("0"), undefined);
+ * ```
+ */
+export function gradientWorkersFor(value?: string): GradientWorkers | undefined {
+  const size = sftWorkersFromEnv(value);
+  return size >= 2 && tf.getBackend() === "wasm" ? createGradientWorkers(size) : undefined;
+}
+
 /** A pool of gradient workers ({@linkcode createGradientWorkers}). */
 export interface GradientWorkers {
   /** Workers in the pool. */
