@@ -141,6 +141,17 @@ export const SFT_CONFIG_SCHEMA = section({
       "the SFT pool, as a fraction of the demonstration sequences.",
     unset: "0",
   }),
+  carryShare: inRange(0, 1).optional().meta({
+    description: "A chain memory's drill of the answers' copy: the share of memory-context demonstrations whose " +
+      "memory starts with answers carried from before the question (names of the main world's entities), which " +
+      "every later memory copies and the final answer lists first (lists longer than the 1-4-objective questions " +
+      "give; the full-history demonstrations carry none).",
+    unset: "0",
+  }),
+  carryMax: int(1).optional().meta({
+    description: "Most answers carried (sft.carryShare): each drilled episode draws 1 to this many.",
+    unset: "8",
+  }),
   teacherMemory: oneOf(MEMORY_FORMATS).optional().meta({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
       "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +
@@ -666,6 +677,13 @@ export function validateConfig(c: unknown): ExperimentConfig {
       `sft.drillMix > 0 needs a state memory with the open objectives first (sft.teacherMemory ` +
         `"state-relations" or "state"): the memory drills ` +
         `are its list operations; current values are sft.drillMix ${config.sft.drillMix}, ` +
+        `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
+    );
+  }
+  if ((config.sft.carryShare ?? 0) > 0 && !teacherMemory(config).startsWith("state-chain")) {
+    fail(
+      `sft.carryShare > 0 needs a chain memory (sft.teacherMemory "state-chain" or "state-chain-bare"): the drill ` +
+        `carries answers in its list; current values are sft.carryShare ${config.sft.carryShare}, ` +
         `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
     );
   }

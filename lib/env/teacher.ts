@@ -112,6 +112,21 @@ export interface TeacherOptions {
   seed?: number;
   /** What its `<mem>` holds ({@linkcode MemoryFormat}). @default "state-relations" */
   memory?: MemoryFormat;
+  /**
+   * A chain memory's drill of the answers' copy ({@linkcode carriedAnswers}): a share of the episodes start
+   * with answers carried from before the question. @default none
+   */
+  carry?: CarryOptions;
+}
+
+/** Options of {@linkcode carriedAnswers}. */
+export interface CarryOptions {
+  /** Share of the episodes whose memory starts with carried answers, in [0, 1]. */
+  share: number;
+  /** Most names carried (each episode draws 1 … max). */
+  max: number;
+  /** The names to draw from (those of the question are skipped). */
+  names: readonly string[];
 }
 
 /** The word a dropped answer becomes in a state memory and in the answer. */
@@ -317,9 +332,9 @@ export function stateTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
-  options: Partial<StateLayout> = {},
+  options: Partial<StateLayout> & { carried?: readonly string[] } = {},
 ): TeacherTurn | null {
-  if (options.chain) return chainTeacherTurn(subQuestions, turn, dropped, { bare: options.bare });
+  if (options.chain) return chainTeacherTurn(subQuestions, turn, dropped, options);
   const relations = options.relations ?? false;
   const stack = options.stack ?? false;
   const plan = planTurn(subQuestions, turn, stack);
@@ -399,7 +414,8 @@ export function stateTeacherTurn(
  * @param subQuestions The question's objectives.
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are left out once they leave the chain.
- * @param options `bare`: no `;` between the memory's answers. @default false
+ * @param options `bare`: no `;` between the memory's answers; `carried`: answers found before the question
+ *   ({@linkcode carriedAnswers}), first in the memory's answers and in the final answer. @default none
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -420,13 +436,16 @@ export function stateTeacherTurn(
  * assert.equal(chainTeacherTurn(q, 4, new Set()), null);
  * const last = chainTeacherTurn([...q, q[0]!], 4, new Set(), { bare: true })!;
  * assert.deepEqual([last.mem, last.content], ["kalmar tesla | zorbex born kalmar", "kalmar ; tesla ; kalmar"]);
+ * const carried = { bare: true, carried: ["brubrar", "muzox"] };
+ * assert.equal(chainTeacherTurn(q, 0, new Set(), carried)!.mem, "brubrar muzox |");
+ * assert.equal(chainTeacherTurn(q, 3, new Set(), carried)!.content, "brubrar ; muzox ; kalmar ; tesla");
  * ```
  */
 export function chainTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
-  options: { bare?: boolean } = {},
+  options: { bare?: boolean; carried?: readonly string[] } = {},
 ): TeacherTurn | null {
   const plan = planTurn(subQuestions, turn);
   if (plan === null) return null;
@@ -434,7 +453,10 @@ export function chainTeacherTurn(
   const last = done.at(-1);
   // the objectives before the one in progress are answered (a dropped one left out); the one in progress is the chain
   const current = last?.i ?? 0;
-  const found = subQuestions.slice(0, current).flatMap((q, i) => (dropped.has(i) ? [] : [q.answer]));
+  const found = [
+    ...(options.carried ?? []),
+    ...subQuestions.slice(0, current).flatMap((q, i) => (dropped.has(i) ? [] : [q.answer])),
+  ];
   const hops = subQuestions[current]!.hops;
   const chain = last === undefined ? [] : [
     hops[0]!.entity,
@@ -570,6 +592,60 @@ export function droppedObjectives(question: string, count: number, options: Teac
 }
 
 /**
+ * The answers a chain memory's episode carries from before its question: a
+ * drill of the answers' copy at list lengths the 1–4-objective training
+ * questions lack. With probability `share` (per question, seeded like the
+ * drops) the memory starts with 1 … `max` distinct names drawn from `names`
+ * (none of the question's words), which every later memory copies and the
+ * final answer lists first, as if the episode went on from an earlier task.
+ * Nothing else changes: the question, its documents and its steps are the
+ * episode's own, and every name the memory writes beyond the carried ones
+ * is read from a document, so the drill teaches no name out of nowhere (the
+ * random-name drills of `memory_drill.ts` taught that: docs/research/paper_regime.md).
+ *
+ * Source: this package (the induction warm-up's idea, on the memory's own list).
+ *
+ * @param question The question's text (the seed's key).
+ * @param words Words the carried names must avoid (the question's names, its answers).
+ * @param options Share, most names, and the names to draw from.
+ * @param seed Seed.
+ * @returns The carried names, in the memory's order (empty for most questions when `share` < 1).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { carriedAnswers } from "./teacher.ts";
+ *
+ * const names = ["brubrar", "muzox", "kalmar", "tesla", "olvan"];
+ * const carried = carriedAnswers("zorbex was born where ?", new Set(["kalmar"]), { share: 1, max: 3, names }, 0);
+ * assert.ok(carried.length >= 1 && carried.length <= 3 && !carried.includes("kalmar"));
+ * assert.equal(new Set(carried).size, carried.length);
+ * assert.deepEqual(carriedAnswers("zorbex was born where ?", new Set(), { share: 0, max: 3, names }, 0), []);
+ * ```
+ */
+export function carriedAnswers(
+  question: string,
+  words: ReadonlySet<string>,
+  options: CarryOptions,
+  seed: number,
+): string[] {
+  const { share, max, names } = options;
+  if (!(share >= 0 && share <= 1)) {
+    throw new RangeError(`Invalid teacher: carry.share must be in [0, 1], current value is ${share}`);
+  }
+  if (!(Number.isInteger(max) && max >= 1)) {
+    throw new RangeError(`Invalid teacher: carry.max must be an integer ≥ 1, current value is ${max}`);
+  }
+  const rng = createRng(hashSeed(seed + 7, hashString(question)));
+  if (!(rng.next() < share)) return [];
+  const pool = [...new Set(names)].filter((n) => !words.has(n));
+  const count = Math.min(pool.length, 1 + rng.int(max));
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) out.push(...pool.splice(rng.int(pool.length), 1));
+  return out;
+}
+
+/**
  * The teacher as an {@linkcode AgentPolicy}: it reads each episode's task
  * (its sub-questions) and turn count, not the context.
  *
@@ -595,17 +671,28 @@ export function droppedObjectives(question: string, count: number, options: Teac
  * ```
  */
 export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}): AgentPolicy {
-  const { dropProbability = 0.3, seed = 0, memory = "state-relations" } = options;
+  const { dropProbability = 0.3, seed = 0, memory = "state-relations", carry } = options;
   if (!MEMORY_FORMATS.includes(memory)) {
     throw new RangeError(
       `Invalid teacher: memory must be one of ${MEMORY_FORMATS.map((f) => JSON.stringify(f)).join(", ")}, ` +
         `current value is ${JSON.stringify(memory)}`,
     );
   }
-  const turnOf = memory === "slots"
-    ? teacherTurn
-    : (subs: readonly SubQuestion[], turn: number, dropped: ReadonlySet<number>) =>
-      stateTeacherTurn(subs, turn, dropped, stateLayout(memory));
+  const layout = memory === "slots" ? undefined : stateLayout(memory);
+  if (carry !== undefined && !layout?.chain) {
+    throw new RangeError(
+      `Invalid teacher: carry needs a chain memory ("state-chain", "state-chain-bare"), current value is ` +
+        JSON.stringify(memory),
+    );
+  }
+  const turnOf = (subs: readonly SubQuestion[], turn: number, dropped: ReadonlySet<number>, question: string) => {
+    if (layout === undefined) return teacherTurn(subs, turn, dropped);
+    const words = new Set(
+      [question.split(" "), subs.flatMap((q) => q.hops.flatMap((h) => [h.entity, h.answer]))].flat(),
+    );
+    const carried = carry === undefined ? [] : carriedAnswers(question, words, carry, seed);
+    return stateTeacherTurn(subs, turn, dropped, { ...layout, carried });
+  };
   if (!(dropProbability >= 0 && dropProbability <= 1)) {
     throw new RangeError(`Invalid teacher: dropProbability must be in [0, 1], current value is ${dropProbability}`);
   }
@@ -615,7 +702,7 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
         const subs = episode.task.subQuestions;
         if (subs === undefined) throw new TypeError(`The teacher needs task.subQuestions (episode ${episode.id})`);
         const dropped = droppedObjectives(episode.task.question, subs.length, { dropProbability, seed });
-        const t = turnOf(subs, episode.turns.length, dropped);
+        const t = turnOf(subs, episode.turns.length, dropped, episode.task.question);
         const text = t === null
           ? "</mem>"
           : `${t.mem} </mem> <think> ${t.think} </think> <${t.action}> ${t.content} </${t.action}>`;

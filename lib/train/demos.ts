@@ -119,6 +119,12 @@ export interface DemoOptions {
   maxTurnTokens?: number;
   /** Run on these questions (main world's search) instead of the training sets. */
   records?: readonly QaRecord[];
+  /**
+   * The memory-context episodes' drill of the answers' copy (`carriedAnswers`, names drawn from the main
+   * world's entities; a chain memory only): its share of episodes and most names. The full-history episodes
+   * never carry any. @default none
+   */
+  carry?: { share: number; max: number };
 }
 
 /**
@@ -162,6 +168,12 @@ export async function teacherDemonstrations(
     maxTurnTokens = 64,
   } = options;
   const teacher = createTeacher(data.tokenizer, { dropProbability, seed, memory: options.memory });
+  const carry = options.carry === undefined || options.carry.share === 0 ? undefined : createTeacher(data.tokenizer, {
+    dropProbability,
+    seed,
+    memory: options.memory,
+    carry: { ...options.carry, names: data.corpus.map((d) => d.id) },
+  });
   // the main world and each auxiliary world (own corpus and search tool) get an equal share
   const worlds = options.records
     ? [{ train: options.records, search: data.search }]
@@ -173,7 +185,7 @@ export async function teacherDemonstrations(
     for (const [w, world] of worlds.entries()) {
       const n = Math.floor(per / worlds.length) + (w < per % worlds.length ? 1 : 0);
       const records = Array.from({ length: n }, (_, i) => world.train[(p * n + i) % world.train.length]!);
-      const run = await runEpisodes(teacher, tasksFromRecords(records), {
+      const run = await runEpisodes(contextPolicy === "memory" && carry ? carry : teacher, tasksFromRecords(records), {
         tokenizer: data.tokenizer,
         search: world.search,
       }, {
@@ -218,6 +230,7 @@ export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): 
     dropProbability: config.sft.dropProbability,
     memory: teacherMemory(config),
     seed: config.seed,
+    ...(config.sft.carryShare ? { carry: { share: config.sft.carryShare, max: config.sft.carryMax ?? 8 } } : {}),
     maxPositions,
     maxTurnTokens: config.rl.maxTurnTokens,
   };

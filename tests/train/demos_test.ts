@@ -80,3 +80,45 @@ Deno.test("turnSequences(): a packed full-history episode gives every teacher to
   }
   model.dispose();
 });
+
+Deno.test("teacherDemonstrations() with carry: each memory episode's memories start with the same 1-3 carried names and its answer lists them first; full-history episodes carry none", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 17, { trainCount: 12, testCount: 1, testObjectives: [1], trainObjectives: 2 });
+  const data = await loadData(dir);
+  const { episodes, policies } = await teacherDemonstrations(data, {
+    count: 12,
+    dropProbability: 0,
+    seed: 4,
+    memory: "state-chain-bare",
+    carry: { share: 1, max: 3 },
+  });
+  const words = (ids: readonly number[]) => decode(data.tokenizer, ids).split(" ");
+  const lengths = new Set<number>();
+  episodes.forEach((e, n) => {
+    const targets = e.task.subQuestions!.map((q) => q.answer);
+    const memories = e.turns.map((t) => {
+      const w = words(t.sampled);
+      return w.slice(0, w.indexOf("|"));
+    });
+    const answer = words(e.turns.at(-1)!.sampled);
+    const said = answer.slice(answer.indexOf("<answer>") + 1, answer.indexOf("</answer>")).filter((x) => x !== ";");
+    if (policies[n] === "full") {
+      assert.deepEqual(memories[0], [], "full history: nothing carried");
+      assert.deepEqual(said, targets);
+      assert.equal(e.reward, 1);
+      return;
+    }
+    const carried = memories[0]!;
+    lengths.add(carried.length);
+    assert.ok(carried.length >= 1 && carried.length <= 3, carried.join(" "));
+    assert.ok(carried.every((c) => !e.task.question.split(" ").includes(c) && !targets.includes(c)));
+    for (const m of memories) assert.deepEqual(m.slice(0, carried.length), carried, "every memory copies them first");
+    assert.deepEqual(said, [...carried, ...targets]);
+  });
+  assert.deepEqual(policies.filter((p) => p === "memory").length, 6);
+  assert.ok(lengths.size >= 2, `carried lengths ${[...lengths]}`);
+  await assert.rejects(
+    teacherDemonstrations(data, { count: 2, dropProbability: 0, seed: 4, carry: { share: 1, max: 3 } }),
+    /carry needs a chain memory/,
+  );
+});
