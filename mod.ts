@@ -255,6 +255,8 @@ export {
   type TurnRequest,
 } from "./lib/env/rollout.ts";
 export {
+  carriedAnswers,
+  type CarryOptions,
   chainTeacherTurn,
   createTeacher,
   droppedObjectives,
@@ -434,7 +436,8 @@ export {
   probeTurns,
   reverseObjectives,
 } from "./lib/diagnostics/copy_diagnostic.ts";
-export { type Hits, probeHits, teacherForcedHits } from "./lib/diagnostics/teacher_forced.ts";
+export { type Hits, probeHits, teacherForcedArgmax, teacherForcedHits } from "./lib/diagnostics/teacher_forced.ts";
+export { CARRY_OUTCOMES, carryErrors, type CarryOutcome, carryOutcome } from "./lib/diagnostics/carry_errors.ts";
 export {
   STEP_KINDS,
   type StepAccuracy,

@@ -5,7 +5,8 @@
 // marker order and reversed (`q2 … ; q1 …`). A lookup by marker scores the same both ways; a lookup by place falls.
 // Then, in marker order, the names it writes into <mem>: in slots carried from the previous memory and in the new one.
 // A run whose teacher keeps the state memory (sft.teacherMemory "state-relations" or "state": no markers to look up) gets, per test set, the
-// accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table).
+// accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table), and what it
+// predicts at each answer the memory carries (carryErrors: the right one, the list ended early, another answer, ...).
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
 import { isStateMemory, stateLayout } from "../lib/env/teacher.ts";
@@ -18,6 +19,7 @@ import {
   reverseObjectives,
 } from "../lib/diagnostics/copy_diagnostic.ts";
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
+import { carryErrors } from "../lib/diagnostics/carry_errors.ts";
 
 const TASK = {
   name: "deno run -A tools/lookup_probe.ts",
@@ -56,6 +58,15 @@ await runTask(TASK, async ({ flags, positionals }) => {
         `${k} objectives, steps  ` +
           cells.map((c) => `${c.step} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
       );
+      // what it writes instead of a carried answer
+      const carried = await carryErrors(model, data.tokenizer, sequences, stateLayout(memory));
+      const total = Object.values(carried).reduce((a, b) => a + b, 0);
+      if (total > 0) {
+        console.log(
+          `${k} objectives, at a carried answer (${total})  ` +
+            Object.entries(carried).map(([o, n]) => `${o} ${(100 * n / total).toFixed(0)}%`).join("  "),
+        );
+      }
     }
     model.dispose();
     return;

@@ -77,12 +77,68 @@ export async function teacherForcedHits(
   });
   const hits = new Map<string, Hits>();
   const keyed = items.filter((x) => x.keys.length > 0);
-  if (keyed.length === 0) return hits;
+  const predicted = await teacherForcedArgmax(model, tokenizer, keyed.map((x) => x.s));
+  keyed.forEach(({ s, keys }, n) => {
+    for (const [i, key] of keys) {
+      const h = hits.get(key) ?? { correct: 0, total: 0 };
+      h.correct += predicted[n]![i] === s.tokens[i] ? 1 : 0;
+      h.total += 1;
+      hits.set(key, h);
+    }
+  });
+  return hits;
+}
+
+/**
+ * The greedy prediction at every position of each sequence, teacher-forced:
+ * one forward per chunk of right-padded sequences (causal: padding never
+ * changes an earlier position), the weights fused as for any pass without
+ * gradients. What a probe reads when it asks what the policy wrote instead.
+ *
+ * ```text
+ * predicted[n][i] = argmax p(· | s_n[<i])   (i ≥ 1; −1 at position 0, which has no prefix)
+ * ```
+ *
+ * Source: this package (the forward loop of every probe of `diagnostics/`).
+ *
+ * @param model The policy.
+ * @param tokenizer Its tokenizer (the padding id).
+ * @param sequences The sequences (their loss masks are not read).
+ * @returns One array per sequence, as long as it.
+ *
+ * @example A model's prediction at a position is the argmax of its logits there
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tf } from "../tf.ts";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { forwardHidden, outputLogits } from "../model/transformer.ts";
+ * import { teacherForcedArgmax } from "./teacher_forced.ts";
+ *
+ * const tok = buildTokenizer(["a b c"]);
+ * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const ids = encode(tok, "a b c a").ids;
+ * const [p] = await teacherForcedArgmax(model, tok, [{ tokens: ids, lossMask: ids.map(() => 1) }, { tokens: ids.slice(0, 2), lossMask: [0, 1] }]);
+ * const logits = tf.tidy(() => tf.argMax(outputLogits(model, forwardHidden(model, tf.tensor2d([ids], [1, 4], "int32")).hidden), -1));
+ * assert.deepEqual([...p!], [-1, ...(await logits.data()).slice(0, 3)]);
+ * logits.dispose();
+ * model.dispose();
+ * ```
+ */
+export async function teacherForcedArgmax(
+  model: Model,
+  tokenizer: Tokenizer,
+  sequences: readonly LmSequence[],
+): Promise<Int32Array[]> {
+  const out = sequences.map((s) => new Int32Array(s.tokens.length).fill(-1));
+  if (sequences.length === 0) return out;
   const fused = fuseWeights(model);
   const projection = outputProjection(model);
   try {
-    for (const chunk of chunksByTokens(keyed, (x) => x.s.tokens.length, 32, 4096)) {
-      const batch = collateLm(chunk.map((x) => x.s), tokenizer.padId);
+    const order = sequences.map((_, n) => n);
+    for (const chunk of chunksByTokens(order, (n) => sequences[n]!.tokens.length, 32, 4096)) {
+      const batch = collateLm(chunk.map((n) => sequences[n]!), tokenizer.padId);
       let predicted: ArrayLike<number>;
       try {
         const argmax = tf.tidy(() =>
@@ -97,20 +153,16 @@ export async function teacherForcedHits(
         disposeLmBatch(batch);
       }
       const L = batch.tokens.shape[1];
-      chunk.forEach(({ s, keys }, b) => {
-        for (const [i, key] of keys) {
-          const h = hits.get(key) ?? { correct: 0, total: 0 };
-          h.correct += predicted[b * L + i - 1] === s.tokens[i] ? 1 : 0;
-          h.total += 1;
-          hits.set(key, h);
-        }
+      chunk.forEach((n, b) => {
+        const p = out[n]!;
+        for (let i = 1; i < p.length; i++) p[i] = predicted[b * L + i - 1]!;
       });
     }
   } finally {
     disposeFusedWeights(fused);
     projection.dispose();
   }
-  return hits;
+  return out;
 }
 
 /**

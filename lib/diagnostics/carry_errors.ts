@@ -1,0 +1,132 @@
+/**
+ * What the policy writes instead of a carried answer: on the scripted
+ * teacher's turns, teacher-forced, each position where the memory copies an
+ * answer of the previous memory (`"answers carried"` in
+ * {@linkcode stepPositions}) is sorted by the word the policy predicts there.
+ * An induction head that copies the list predicts the right word; a policy
+ * that has learned the list's length from short training lists ends it too
+ * early (`|`); one that loses its place writes another answer of the list,
+ * or a word of the objective in progress.
+ *
+ * @module
+ */
+import type { Tokenizer } from "../text/tokenizer.ts";
+import { parseStateMemory } from "../env/teacher.ts";
+import type { Model } from "../model/params.ts";
+import type { LmSequence } from "../train/collate.ts";
+import { stepPositions } from "./step_diagnostic.ts";
+import { teacherForcedArgmax } from "./teacher_forced.ts";
+
+/** What the policy predicts at a carried answer, in the order they are reported. */
+export const CARRY_OUTCOMES = [
+  "right",
+  "list ended (|)",
+  "separator (;)",
+  "answer earlier in the list",
+  "answer later in the list",
+  "word of an open objective",
+  "other word of the context",
+  "word not in the context",
+] as const;
+
+/** One outcome of {@linkcode CARRY_OUTCOMES}. */
+export type CarryOutcome = typeof CARRY_OUTCOMES[number];
+
+/**
+ * Sorts one prediction at a carried answer: `predicted` where the previous
+ * memory (parsed) asked for `wanted`, with `context` the words before the
+ * position.
+ *
+ * Source: this package.
+ *
+ * @param predicted The word predicted.
+ * @param wanted The teacher's word.
+ * @param previous The previous memory's open items and answers.
+ * @param context The words before the position.
+ * @returns The outcome.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { carryOutcome } from "./carry_errors.ts";
+ *
+ * const previous = { open: [["vunom", "founder", "olvan"]], answers: ["kalmar", "tesla", "brubrar"] };
+ * const context = ["<mem>", "kalmar", "tesla", "brubrar", "|", "vunom", "founder", "olvan", "</mem>", "x", "<mem>", "kalmar"];
+ * assert.equal(carryOutcome("tesla", "tesla", previous, context), "right");
+ * assert.equal(carryOutcome("|", "tesla", previous, context), "list ended (|)");
+ * assert.equal(carryOutcome("brubrar", "tesla", previous, context), "answer later in the list");
+ * assert.equal(carryOutcome("kalmar", "tesla", previous, context), "answer earlier in the list");
+ * assert.equal(carryOutcome("olvan", "tesla", previous, context), "word of an open objective");
+ * assert.equal(carryOutcome("x", "tesla", previous, context), "other word of the context");
+ * assert.equal(carryOutcome("zorbex", "tesla", previous, context), "word not in the context");
+ * ```
+ */
+export function carryOutcome(
+  predicted: string,
+  wanted: string,
+  previous: { open: readonly (readonly string[])[]; answers: readonly string[] },
+  context: readonly string[],
+): CarryOutcome {
+  if (predicted === wanted) return "right";
+  if (predicted === "|") return "list ended (|)";
+  if (predicted === ";") return "separator (;)";
+  const at = previous.answers.indexOf(predicted);
+  if (at >= 0) return at < previous.answers.indexOf(wanted) ? "answer earlier in the list" : "answer later in the list";
+  if (previous.open.some((item) => item.includes(predicted))) return "word of an open objective";
+  return context.includes(predicted) ? "other word of the context" : "word not in the context";
+}
+
+/**
+ * Counts {@linkcode carryOutcome} over every carried answer of the
+ * sequences (state memory turns, memory context): one teacher-forced pass.
+ *
+ * Source: this package.
+ *
+ * @param model The policy.
+ * @param tokenizer The tokenizer.
+ * @param sequences Teacher turns (state memory format).
+ * @param options The memory's layout ({@linkcode stepPositions}). @default list memory
+ * @returns Positions per outcome, every outcome present (0 where none).
+ *
+ * @example A random tiny model rarely copies: every carried answer is counted once
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { carryErrors } from "./carry_errors.ts";
+ *
+ * const tok = buildTokenizer(["a b c x born |"]);
+ * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const context = "<mem> a b | x born </mem> <information> x born c . </information> <mem>";
+ * const ids = encode(tok, `${context} a b c | </mem>`).ids;
+ * const n = encode(tok, context).ids.length;
+ * const counts = await carryErrors(model, tok, [{ tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }], { chain: true });
+ * assert.equal(Object.values(counts).reduce((a, b) => a + b, 0), 2); // a and b are carried; c is appended
+ * model.dispose();
+ * ```
+ */
+export async function carryErrors(
+  model: Model,
+  tokenizer: Tokenizer,
+  sequences: readonly LmSequence[],
+  options: { stack?: boolean; chain?: boolean } = {},
+): Promise<Record<CarryOutcome, number>> {
+  const counts = Object.fromEntries(CARRY_OUTCOMES.map((o) => [o, 0])) as Record<CarryOutcome, number>;
+  const items = sequences
+    .map((s) => ({ s, at: stepPositions(tokenizer, s, options).filter(([, step]) => step === "answers carried") }))
+    .filter((x) => x.at.length > 0);
+  const predicted = await teacherForcedArgmax(model, tokenizer, items.map((x) => x.s));
+  items.forEach(({ s, at }, n) => {
+    const words = s.tokens.map((id) => tokenizer.tokens[id] ?? "");
+    for (const [i] of at) {
+      // the previous memory: the last one closed before this turn's memory
+      const close = words.lastIndexOf("</mem>", i);
+      const open = words.lastIndexOf("<mem>", close);
+      const previous = parseStateMemory(words.slice(open + 1, close), options);
+      const got = tokenizer.tokens[predicted[n]![i]!] ?? "";
+      counts[carryOutcome(got, words[i]!, previous, words.slice(0, i))] += 1;
+    }
+  });
+  return counts;
+}

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { buildData, loadData } from "../../lib/data/build.ts";
+import { decode } from "../../lib/text/tokenizer.ts";
+import { teacherDemonstrations } from "../../lib/train/demos.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { createModel } from "../../lib/model/params.ts";
+import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
+import { CARRY_OUTCOMES, carryErrors } from "../../lib/diagnostics/carry_errors.ts";
+import { parseStateMemory } from "../../lib/env/teacher.ts";
+
+Deno.test("carryErrors(): one outcome per carried answer of chain-memory teacher turns (3 objectives), and as many right as stepAccuracy counts", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 8, { trainCount: 4, testCount: 5, testObjectives: [3], markers: false, distinctAnswers: true });
+  const data = await loadData(dir);
+  const { sequences, episodes } = await teacherDemonstrations(data, {
+    count: 5,
+    dropProbability: 0,
+    seed: 0,
+    policies: ["memory"],
+    records: data.test.get(3)!,
+    memory: "state-chain-bare",
+  });
+  // the carried answers, counted off the teacher's memories: each turn copies every answer of the one before
+  let carried = 0;
+  for (const e of episodes) {
+    const memories = e.turns.map((t) => {
+      const w = decode(data.tokenizer, t.sampled).split(" ");
+      return parseStateMemory(w.slice(0, w.indexOf("</mem>")), { chain: true });
+    });
+    for (let t = 1; t < memories.length; t++) carried += memories[t - 1]!.answers.length;
+  }
+  assert.ok(carried >= 10, `${carried} carried answers`);
+  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 5 });
+  try {
+    const counts = await carryErrors(model, data.tokenizer, sequences, { chain: true });
+    assert.deepEqual(Object.keys(counts), [...CARRY_OUTCOMES]);
+    assert.equal(Object.values(counts).reduce((a, b) => a + b, 0), carried);
+    const cells = await stepAccuracy(model, data.tokenizer, sequences, { chain: true });
+    const step = cells.find((c) => c.step === "answers carried")!;
+    assert.deepEqual([counts.right, carried], [step.correct, step.total]);
+  } finally {
+    model.dispose();
+  }
+});
