@@ -6,7 +6,8 @@
 // Then, in marker order, the names it writes into <mem>: in slots carried from the previous memory and in the new one.
 // A run whose teacher keeps the state memory (sft.teacherMemory "state-relations" or "state": no markers to look up) gets, per test set, the
 // accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table), and what it
-// predicts at each answer the memory carries (carryErrors: the right one, the list ended early, another answer, ...).
+// predicts at each answer the memory carries or appends (carryErrors: the right one, the list ended early, another
+// answer, ...).
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
 import { isStateMemory, stateLayout } from "../lib/env/teacher.ts";
@@ -58,13 +59,16 @@ await runTask(TASK, async ({ flags, positionals }) => {
         `${k} objectives, steps  ` +
           cells.map((c) => `${c.step} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
       );
-      // what it writes instead of a carried answer
-      const carried = await carryErrors(model, data.tokenizer, sequences, stateLayout(memory));
-      const total = Object.values(carried).reduce((a, b) => a + b, 0);
-      if (total > 0) {
+      // what it writes instead of a carried answer, and of the one appended
+      for (const step of ["answers carried", "answer appended"] as const) {
+        const outcomes = await carryErrors(model, data.tokenizer, sequences, { ...stateLayout(memory), step });
+        const total = Object.values(outcomes).reduce((a, b) => a + b, 0);
+        if (total === 0) continue;
         console.log(
-          `${k} objectives, at a carried answer (${total})  ` +
-            Object.entries(carried).map(([o, n]) => `${o} ${(100 * n / total).toFixed(0)}%`).join("  "),
+          `${k} objectives, at ${
+            step === "answers carried" ? "a carried answer" : "the appended answer"
+          } (${total})  ` +
+            Object.entries(outcomes).map(([o, n]) => `${o} ${(100 * n / total).toFixed(0)}%`).join("  "),
         );
       }
     }

@@ -1,12 +1,14 @@
 /**
- * What the policy writes instead of a carried answer: on the scripted
- * teacher's turns, teacher-forced, each position where the memory copies an
- * answer of the previous memory (`"answers carried"` in
- * {@linkcode stepPositions}) is sorted by the word the policy predicts there.
- * An induction head that copies the list predicts the right word; a policy
- * that has learned the list's length from short training lists ends it too
- * early (`|`); one that loses its place writes another answer of the list,
- * or a word of the objective in progress.
+ * What the policy writes instead of a carried or an appended answer: on the
+ * scripted teacher's turns, teacher-forced, each position where the memory
+ * copies an answer of the previous memory (`"answers carried"` in
+ * {@linkcode stepPositions}), or appends the one just found (`"answer
+ * appended"`), is sorted by the word the policy predicts there. An induction
+ * head that copies the list predicts the right word; a policy that has
+ * learned the list's length from short training lists ends it too early
+ * (`|`); one that loses its place writes another answer of the list, or a
+ * word of the objective in progress; one that copies the list and misses the
+ * edit ends it where the new answer goes.
  *
  * @module
  */
@@ -59,6 +61,7 @@ export type CarryOutcome = typeof CARRY_OUTCOMES[number];
  * assert.equal(carryOutcome("olvan", "tesla", previous, context), "word of an open objective");
  * assert.equal(carryOutcome("x", "tesla", previous, context), "other word of the context");
  * assert.equal(carryOutcome("zorbex", "tesla", previous, context), "word not in the context");
+ * assert.equal(carryOutcome("brubrar", "olvan", previous, context), "answer earlier in the list"); // an appended answer
  * ```
  */
 export function carryOutcome(
@@ -70,22 +73,25 @@ export function carryOutcome(
   if (predicted === wanted) return "right";
   if (predicted === "|") return "list ended (|)";
   if (predicted === ";") return "separator (;)";
+  // an appended answer is in no list before it: every answer of the list is earlier
   const at = previous.answers.indexOf(predicted);
-  if (at >= 0) return at < previous.answers.indexOf(wanted) ? "answer earlier in the list" : "answer later in the list";
+  const want = previous.answers.indexOf(wanted);
+  if (at >= 0) return at < want || want < 0 ? "answer earlier in the list" : "answer later in the list";
   if (previous.open.some((item) => item.includes(predicted))) return "word of an open objective";
   return context.includes(predicted) ? "other word of the context" : "word not in the context";
 }
 
 /**
- * Counts {@linkcode carryOutcome} over every carried answer of the
- * sequences (state memory turns, memory context): one teacher-forced pass.
+ * Counts {@linkcode carryOutcome} over every carried answer (or, with `step:
+ * "answer appended"`, every appended one) of the sequences (state memory
+ * turns, memory context): one teacher-forced pass.
  *
  * Source: this package.
  *
  * @param model The policy.
  * @param tokenizer The tokenizer.
  * @param sequences Teacher turns (state memory format).
- * @param options The memory's layout ({@linkcode stepPositions}). @default list memory
+ * @param options The memory's layout ({@linkcode stepPositions}), and the step. @default list memory, "answers carried"
  * @returns Positions per outcome, every outcome present (0 where none).
  *
  * @example A random tiny model rarely copies: every carried answer is counted once
@@ -110,11 +116,12 @@ export async function carryErrors(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
-  options: { stack?: boolean; chain?: boolean } = {},
+  options: { stack?: boolean; chain?: boolean; step?: "answers carried" | "answer appended" } = {},
 ): Promise<Record<CarryOutcome, number>> {
+  const wanted = options.step ?? "answers carried";
   const counts = Object.fromEntries(CARRY_OUTCOMES.map((o) => [o, 0])) as Record<CarryOutcome, number>;
   const items = sequences
-    .map((s) => ({ s, at: stepPositions(tokenizer, s, options).filter(([, step]) => step === "answers carried") }))
+    .map((s) => ({ s, at: stepPositions(tokenizer, s, options).filter(([, step]) => step === wanted) }))
     .filter((x) => x.at.length > 0);
   const predicted = await teacherForcedArgmax(model, tokenizer, items.map((x) => x.s));
   items.forEach(({ s, at }, n) => {

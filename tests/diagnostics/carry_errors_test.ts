@@ -38,6 +38,10 @@ Deno.test("carryErrors(): one outcome per carried answer of chain-memory teacher
     const cells = await stepAccuracy(model, data.tokenizer, sequences, { chain: true });
     const step = cells.find((c) => c.step === "answers carried")!;
     assert.deepEqual([counts.right, carried], [step.correct, step.total]);
+    // one appended answer per objective but the last (whose value the final answer reads off the chain)
+    const appended = await carryErrors(model, data.tokenizer, sequences, { chain: true, step: "answer appended" });
+    const cell = cells.find((c) => c.step === "answer appended")!;
+    assert.deepEqual([appended.right, Object.values(appended).reduce((a, b) => a + b, 0)], [cell.correct, 5 * 2]);
   } finally {
     model.dispose();
   }
