@@ -159,7 +159,8 @@ export const SFT_CONFIG_SCHEMA = section({
       "objectives still open with the one being resolved last, next to </mem>; resolved from the last objective), " +
       "state-chain (the answers, then only the objective in progress as the chain of facts read for it; the next " +
       "objective read off the question), state-chain-bare (the same with no ';' between the memory's answers, so " +
-      "every word of the list is unique) or slots (numbered slots of the facts read).",
+      "every word of the list is unique), state-chain-linked (bare, and a new objective's think starts with the " +
+      "subject just finished, the key of the lookup of the next) or slots (numbered slots of the facts read).",
     unset: DEFAULT_TEACHER_MEMORY,
   }),
 });
@@ -682,7 +683,7 @@ export function validateConfig(c: unknown): ExperimentConfig {
   }
   if ((config.sft.carryShare ?? 0) > 0 && !teacherMemory(config).startsWith("state-chain")) {
     fail(
-      `sft.carryShare > 0 needs a chain memory (sft.teacherMemory "state-chain" or "state-chain-bare"): the drill ` +
+      `sft.carryShare > 0 needs a chain memory (sft.teacherMemory "state-chain", "state-chain-bare" or "state-chain-linked"): the drill ` +
         `carries answers in its list; current values are sft.carryShare ${config.sft.carryShare}, ` +
         `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
     );

@@ -34,6 +34,7 @@ export const MEMORY_FORMATS = [
   "state-stack",
   "state-chain",
   "state-chain-bare",
+  "state-chain-linked",
   "slots",
 ] as const;
 
@@ -63,7 +64,8 @@ export function isStateMemory(format: MemoryFormat): boolean {
  * the answers first and the open objectives after `|`, the one being
  * resolved last; the chain (`"state-chain"`) writes the answers, `|`, then
  * the facts read for the objective in progress (`"state-chain-bare"`: the
- * same with no `;` between the answers); the others write the open
+ * same with no `;` between the answers; `"state-chain-linked"`: bare, and a
+ * new objective's think starts with the subject just finished); the others write the open
  * objectives first (the one being resolved first), then `|`, then the answers.
  *
  * Source: this package (the formats of {@linkcode stateTeacherTurn}).
@@ -76,19 +78,21 @@ export function isStateMemory(format: MemoryFormat): boolean {
  * import assert from "node:assert/strict";
  * import { stateLayout } from "./teacher.ts";
  *
- * assert.deepEqual(stateLayout("state-stack"), { relations: true, stack: true, chain: false, bare: false });
- * assert.deepEqual(stateLayout("state"), { relations: false, stack: false, chain: false, bare: false });
- * assert.deepEqual(stateLayout("state-chain"), { relations: true, stack: false, chain: true, bare: false });
- * assert.deepEqual(stateLayout("state-chain-bare"), { relations: true, stack: false, chain: true, bare: true });
+ * const plain = { relations: true, stack: false, chain: false, bare: false, linked: false };
+ * assert.deepEqual(stateLayout("state-stack"), { ...plain, stack: true });
+ * assert.deepEqual(stateLayout("state"), { ...plain, relations: false });
+ * assert.deepEqual(stateLayout("state-chain"), { ...plain, chain: true });
+ * assert.deepEqual(stateLayout("state-chain-bare"), { ...plain, chain: true, bare: true });
+ * assert.deepEqual(stateLayout("state-chain-linked"), { ...plain, chain: true, bare: true, linked: true });
  * ```
  */
 export function stateLayout(format: MemoryFormat): StateLayout {
   return {
-    relations: format === "state-relations" || format === "state-stack" || format === "state-chain" ||
-      format === "state-chain-bare",
+    relations: format !== "state" && format !== "slots",
     stack: format === "state-stack",
-    chain: format === "state-chain" || format === "state-chain-bare",
-    bare: format === "state-chain-bare",
+    chain: format.startsWith("state-chain"),
+    bare: format === "state-chain-bare" || format === "state-chain-linked",
+    linked: format === "state-chain-linked",
   };
 }
 
@@ -102,6 +106,8 @@ export interface StateLayout {
   chain: boolean;
   /** With `chain`: no `;` between the answers, so every word of the list is unique (distinct answers). */
   bare: boolean;
+  /** With `chain`: a new objective's think starts with the subject of the objective just finished. */
+  linked: boolean;
 }
 
 /** Options of {@linkcode createTeacher}. */
@@ -403,6 +409,16 @@ export function stateTeacherTurn(
  * an induction head does whatever the list's length; the final answer's
  * name after a `;` is the successor of the name before it.
  *
+ * With `linked` as well (`"state-chain-linked"`) the think after a complete
+ * chain first copies the chain's subject (the word after `|`, a fixed
+ * place), then names the next objective: the word after that subject in the
+ * question's list of subjects, which is then the one-word lookup an induction
+ * head does, keyed by the word just written (`zorbex vunom founder born`, or
+ * `zorbex answer` after the last subject); the search is the think's second
+ * and third words. Without it the think names the next subject with no key
+ * written before it: the model has to fetch the chain's subject and look up
+ * its successor in one prediction.
+ *
  * A dropped objective's answer is left out of the answers when it would
  * move there (SPEC §6: "dropped from `<mem>`"), so the final answer has one
  * objective too few and scores 0: a forgotten answer costs the episode.
@@ -414,8 +430,9 @@ export function stateTeacherTurn(
  * @param subQuestions The question's objectives.
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are left out once they leave the chain.
- * @param options `bare`: no `;` between the memory's answers; `carried`: answers found before the question
- *   ({@linkcode carriedAnswers}), first in the memory's answers and in the final answer. @default none
+ * @param options `bare`: no `;` between the memory's answers; `linked`: a new objective's think starts with the
+ *   subject just finished; `carried`: answers found before the question ({@linkcode carriedAnswers}), first in the
+ *   memory's answers and in the final answer. @default none
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -439,13 +456,16 @@ export function stateTeacherTurn(
  * const carried = { bare: true, carried: ["brubrar", "muzox"] };
  * assert.equal(chainTeacherTurn(q, 0, new Set(), carried)!.mem, "brubrar muzox |");
  * assert.equal(chainTeacherTurn(q, 3, new Set(), carried)!.content, "brubrar ; muzox ; kalmar ; tesla");
+ * const linked = [0, 1, 2, 3].map((t) => chainTeacherTurn(q, t, new Set(), { bare: true, linked: true })!);
+ * assert.deepEqual(linked.map((t) => t.think), ["zorbex born", "zorbex vunom founder born", "olvan born", "vunom answer"]);
+ * assert.deepEqual(linked.map((t) => t.content), ["zorbex born", "vunom founder", "olvan born", "kalmar ; tesla"]);
  * ```
  */
 export function chainTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
-  options: { bare?: boolean; carried?: readonly string[] } = {},
+  options: { bare?: boolean; linked?: boolean; carried?: readonly string[] } = {},
 ): TeacherTurn | null {
   const plan = planTurn(subQuestions, turn);
   if (plan === null) return null;
@@ -464,13 +484,16 @@ export function chainTeacherTurn(
     ...hops.slice(last.j + 1).map((h) => h.relation),
   ];
   const mem = [found.join(options.bare ? " " : " ; "), "|", chain.join(" ")].filter((p) => p !== "").join(" ");
+  // linked: a think after a complete chain starts with its subject, the key of the next objective's lookup
+  const link = options.linked && last !== undefined ? [hops[0]!.entity] : [];
   if (turn === steps.length) {
-    return { mem, think: "answer", action: "answer", content: [...found, chain.at(-1)!].join(" ; ") };
+    const content = [...found, chain.at(-1)!].join(" ; ");
+    return { mem, think: [...link, "answer"].join(" "), action: "answer", content };
   }
   const { i, j, hop } = steps[turn]!;
   const search = `${hop.entity} ${hop.relation}`;
   // a new objective's think names every relation its part of the question asks for
-  const think = j === 0 ? [hop.entity, ...subQuestions[i]!.hops.map((h) => h.relation)].join(" ") : search;
+  const think = j === 0 ? [...link, hop.entity, ...subQuestions[i]!.hops.map((h) => h.relation)].join(" ") : search;
   return { mem, think, action: "search", content: search };
 }
 
@@ -681,7 +704,7 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
   const layout = memory === "slots" ? undefined : stateLayout(memory);
   if (carry !== undefined && !layout?.chain) {
     throw new RangeError(
-      `Invalid teacher: carry needs a chain memory ("state-chain", "state-chain-bare"), current value is ` +
+      `Invalid teacher: carry needs a chain memory ("state-chain", "state-chain-bare", "state-chain-linked"), current value is ` +
         JSON.stringify(memory),
     );
   }

@@ -208,7 +208,7 @@ Deno.test("stateTeacherTurn() on the stack: every turn works on the memory's las
   assert.ok(checked > 400, `${checked} turns checked`);
 });
 
-for (const format of ["state-chain", "state-chain-bare"] as const) {
+for (const format of ["state-chain", "state-chain-bare", "state-chain-linked"] as const) {
   Deno.test(`chainTeacherTurn() as ${format}: the answers, then the chain of the objective in progress; each value right after the words searched; each decision at a fixed place, at 1 to 8 objectives`, () => {
     const w = generateWorld(9);
     const { test } = buildQaSplits(w, {
@@ -258,7 +258,10 @@ for (const format of ["state-chain", "state-chain-bare"] as const) {
             // complete (or none): its value moves to the answers; the new chain is the think's words, the value read
             // after its first two
             assert.deepEqual(cur.answers, before === undefined ? [] : [...prev.mem.answers, before.at(-1)]);
-            assert.deepEqual([...chain.slice(0, 2), ...chain.slice(3)], prev.think);
+            // (linked: after the previous chain's subject, the key of the lookup)
+            const query = layout.linked && before !== undefined ? prev.think.slice(1) : prev.think;
+            if (layout.linked && before !== undefined) assert.equal(prev.think[0], before[0]);
+            assert.deepEqual([...chain.slice(0, 2), ...chain.slice(3)], query);
           }
           // the value is the word the world gives for the entity and relation before it (the document's next word)
           const end = isRelation(chain.at(-1)) ? chain.length - 2 : chain.length - 1;
@@ -269,10 +272,14 @@ for (const format of ["state-chain", "state-chain-bare"] as const) {
           if (isRelation(chain.at(-1))) assert.equal(turn.think, chain.slice(-2).join(" "));
           else {
             const next = subs.find((s) => s.subject === index[index.indexOf(chain[0]!) + 1]);
-            assert.equal(turn.think, next ? [next.subject, ...next.hops.map((h) => h.relation)].join(" ") : "answer");
+            const named = next ? [next.subject, ...next.hops.map((h) => h.relation)].join(" ") : "answer";
+            assert.equal(turn.think, layout.linked ? `${chain[0]} ${named}` : named);
             assert.ok(next !== undefined || turn.content === [...cur.answers, chain.at(-1)].join(" ; "));
           }
-          if (turn.action === "search") assert.equal(turn.content, turn.think.split(" ").slice(0, 2).join(" "));
+          if (turn.action === "search") {
+            const from = layout.linked && !isRelation(chain.at(-1)) ? 1 : 0;
+            assert.equal(turn.content, turn.think.split(" ").slice(from, from + 2).join(" "));
+          }
           prev = { mem: cur, text: turn.mem, think: turn.think.split(" ") };
           checked += 1;
         }
@@ -283,7 +290,16 @@ for (const format of ["state-chain", "state-chain-bare"] as const) {
   });
 }
 
-for (const format of ["state", "state-relations", "state-stack", "state-chain", "state-chain-bare"] as const) {
+for (
+  const format of [
+    "state",
+    "state-relations",
+    "state-stack",
+    "state-chain",
+    "state-chain-bare",
+    "state-chain-linked",
+  ] as const
+) {
   Deno.test(`parseStateMemory(): reads back every memory stateTeacherTurn writes as ${format} (1-8 objectives, with drops), word for word`, () => {
     const w = generateWorld(9);
     const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
