@@ -3,6 +3,8 @@ import {
   chainTeacherTurn,
   droppedObjectives,
   FORGOTTEN,
+  isStateMemory,
+  MEMORY_FORMATS,
   parseStateMemory,
   type StateLayout,
   stateLayout,
@@ -290,16 +292,7 @@ for (const format of ["state-chain", "state-chain-bare", "state-chain-linked"] a
   });
 }
 
-for (
-  const format of [
-    "state",
-    "state-relations",
-    "state-stack",
-    "state-chain",
-    "state-chain-bare",
-    "state-chain-linked",
-  ] as const
-) {
+for (const format of MEMORY_FORMATS.filter(isStateMemory)) {
   Deno.test(`parseStateMemory(): reads back every memory stateTeacherTurn writes as ${format} (1-8 objectives, with drops), word for word`, () => {
     const w = generateWorld(9);
     const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
