@@ -437,7 +437,14 @@ export {
   reverseObjectives,
 } from "./lib/diagnostics/copy_diagnostic.ts";
 export { type Hits, probeHits, teacherForcedArgmax, teacherForcedHits } from "./lib/diagnostics/teacher_forced.ts";
-export { CARRY_OUTCOMES, carryErrors, type CarryOutcome, carryOutcome } from "./lib/diagnostics/carry_errors.ts";
+export {
+  CARRY_OUTCOMES,
+  carryErrors,
+  type CarryOutcome,
+  carryOutcome,
+  type CarryRecord,
+  carryRecords,
+} from "./lib/diagnostics/carry_errors.ts";
 export {
   STEP_KINDS,
   type StepAccuracy,

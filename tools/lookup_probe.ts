@@ -20,7 +20,7 @@ import {
   reverseObjectives,
 } from "../lib/diagnostics/copy_diagnostic.ts";
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
-import { carryErrors } from "../lib/diagnostics/carry_errors.ts";
+import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
 
 const TASK = {
   name: "deno run -A tools/lookup_probe.ts",
@@ -61,15 +61,22 @@ await runTask(TASK, async ({ flags, positionals }) => {
       );
       // what it writes instead of a carried answer, and of the one appended
       for (const step of ["answers carried", "answer appended"] as const) {
-        const outcomes = await carryErrors(model, data.tokenizer, sequences, { ...stateLayout(memory), step });
-        const total = Object.values(outcomes).reduce((a, b) => a + b, 0);
-        if (total === 0) continue;
+        const records = await carryRecords(model, data.tokenizer, sequences, { ...stateLayout(memory), step });
+        if (records.length === 0) continue;
+        const where = step === "answers carried" ? "a carried answer" : "the appended answer";
+        const share = (o: string) => (100 * records.filter((r) => r.outcome === o).length / records.length).toFixed(0);
         console.log(
-          `${k} objectives, at ${
-            step === "answers carried" ? "a carried answer" : "the appended answer"
-          } (${total})  ` +
-            Object.entries(outcomes).map(([o, n]) => `${o} ${(100 * n / total).toFixed(0)}%`).join("  "),
+          `${k} objectives, at ${where} (${records.length})  ${
+            CARRY_OUTCOMES.map((o) => `${o} ${share(o)}%`).join("  ")
+          }`,
         );
+        // right per length of the list before it (the list copied, or the one the answer extends)
+        const lengths = [...new Set(records.map((r) => r.listLength))].sort((a, b) => a - b);
+        const right = (n: number) => {
+          const of = records.filter((r) => r.listLength === n);
+          return `${n}: ${of.filter((r) => r.outcome === "right").length}/${of.length}`;
+        };
+        console.log(`${k} objectives, at ${where}, right by the list's length  ${lengths.map(right).join("  ")}`);
       }
     }
     model.dispose();

@@ -81,10 +81,78 @@ export function carryOutcome(
   return context.includes(predicted) ? "other word of the context" : "word not in the context";
 }
 
+/** One carried or appended answer, sorted ({@linkcode carryRecords}). */
+export interface CarryRecord {
+  /** What the policy predicts there. */
+  outcome: CarryOutcome;
+  /** How many answers the previous memory carries (the list the position copies or extends). */
+  listLength: number;
+}
+
 /**
- * Counts {@linkcode carryOutcome} over every carried answer (or, with `step:
- * "answer appended"`, every appended one) of the sequences (state memory
- * turns, memory context): one teacher-forced pass.
+ * Sorts every carried answer (or, with `step: "answer appended"`, every
+ * appended one) of the sequences (state memory turns, memory context) by
+ * {@linkcode carryOutcome}, with the length of the list it belongs to: one
+ * teacher-forced pass.
+ *
+ * Source: this package.
+ *
+ * @param model The policy.
+ * @param tokenizer The tokenizer.
+ * @param sequences Teacher turns (state memory format).
+ * @param options The memory's layout ({@linkcode stepPositions}), and the step. @default list memory, "answers carried"
+ * @returns One record per position, in sequence order.
+ *
+ * @example An appended answer after a list of two
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { carryRecords } from "./carry_errors.ts";
+ *
+ * const tok = buildTokenizer(["a b c x born |"]);
+ * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const context = "<mem> a b | x born c </mem> <information> c born x . </information> <mem>";
+ * const ids = encode(tok, `${context} a b c | </mem>`).ids;
+ * const n = encode(tok, context).ids.length;
+ * const seq = { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) };
+ * const records = await carryRecords(model, tok, [seq], { chain: true, step: "answer appended" });
+ * assert.deepEqual(records.map((r) => r.listLength), [2]);
+ * model.dispose();
+ * ```
+ */
+export async function carryRecords(
+  model: Model,
+  tokenizer: Tokenizer,
+  sequences: readonly LmSequence[],
+  options: { stack?: boolean; chain?: boolean; step?: "answers carried" | "answer appended" } = {},
+): Promise<CarryRecord[]> {
+  const wanted = options.step ?? "answers carried";
+  const items = sequences
+    .map((s) => ({ s, at: stepPositions(tokenizer, s, options).filter(([, step]) => step === wanted) }))
+    .filter((x) => x.at.length > 0);
+  const predicted = await teacherForcedArgmax(model, tokenizer, items.map((x) => x.s));
+  const out: CarryRecord[] = [];
+  items.forEach(({ s, at }, n) => {
+    const words = s.tokens.map((id) => tokenizer.tokens[id] ?? "");
+    for (const [i] of at) {
+      // the previous memory: the last one closed before this turn's memory
+      const close = words.lastIndexOf("</mem>", i);
+      const open = words.lastIndexOf("<mem>", close);
+      const previous = parseStateMemory(words.slice(open + 1, close), options);
+      const got = tokenizer.tokens[predicted[n]![i]!] ?? "";
+      out.push({
+        outcome: carryOutcome(got, words[i]!, previous, words.slice(0, i)),
+        listLength: previous.answers.length,
+      });
+    }
+  });
+  return out;
+}
+
+/**
+ * Counts {@linkcode carryRecords}' outcomes.
  *
  * Source: this package.
  *
@@ -118,22 +186,7 @@ export async function carryErrors(
   sequences: readonly LmSequence[],
   options: { stack?: boolean; chain?: boolean; step?: "answers carried" | "answer appended" } = {},
 ): Promise<Record<CarryOutcome, number>> {
-  const wanted = options.step ?? "answers carried";
   const counts = Object.fromEntries(CARRY_OUTCOMES.map((o) => [o, 0])) as Record<CarryOutcome, number>;
-  const items = sequences
-    .map((s) => ({ s, at: stepPositions(tokenizer, s, options).filter(([, step]) => step === wanted) }))
-    .filter((x) => x.at.length > 0);
-  const predicted = await teacherForcedArgmax(model, tokenizer, items.map((x) => x.s));
-  items.forEach(({ s, at }, n) => {
-    const words = s.tokens.map((id) => tokenizer.tokens[id] ?? "");
-    for (const [i] of at) {
-      // the previous memory: the last one closed before this turn's memory
-      const close = words.lastIndexOf("</mem>", i);
-      const open = words.lastIndexOf("<mem>", close);
-      const previous = parseStateMemory(words.slice(open + 1, close), options);
-      const got = tokenizer.tokens[predicted[n]![i]!] ?? "";
-      counts[carryOutcome(got, words[i]!, previous, words.slice(0, i))] += 1;
-    }
-  });
+  for (const r of await carryRecords(model, tokenizer, sequences, options)) counts[r.outcome] += 1;
   return counts;
 }

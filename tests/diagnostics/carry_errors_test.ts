@@ -5,7 +5,7 @@ import { teacherDemonstrations } from "../../lib/train/demos.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel } from "../../lib/model/params.ts";
 import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
-import { CARRY_OUTCOMES, carryErrors } from "../../lib/diagnostics/carry_errors.ts";
+import { CARRY_OUTCOMES, carryErrors, carryRecords } from "../../lib/diagnostics/carry_errors.ts";
 import { parseStateMemory } from "../../lib/env/teacher.ts";
 
 Deno.test("carryErrors(): one outcome per carried answer of chain-memory teacher turns (3 objectives), and as many right as stepAccuracy counts", async () => {
@@ -42,6 +42,10 @@ Deno.test("carryErrors(): one outcome per carried answer of chain-memory teacher
     const appended = await carryErrors(model, data.tokenizer, sequences, { chain: true, step: "answer appended" });
     const cell = cells.find((c) => c.step === "answer appended")!;
     assert.deepEqual([appended.right, Object.values(appended).reduce((a, b) => a + b, 0)], [cell.correct, 5 * 2]);
+    // the first objective's answer extends an empty list, the second's a list of one, in each of the 5 episodes
+    const records = await carryRecords(model, data.tokenizer, sequences, { chain: true, step: "answer appended" });
+    assert.deepEqual(records.map((r) => r.listLength).sort(), [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
+    assert.equal(records.filter((r) => r.outcome === "right").length, appended.right);
   } finally {
     model.dispose();
   }
