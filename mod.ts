@@ -320,6 +320,7 @@ export {
   type ConfigOverrides,
   DATA_CONFIG_SCHEMA,
   type DataConfig,
+  DEFAULT_CARRY_MAX,
   DEFAULT_TEACHER_MEMORY,
   EVAL_CONFIG_SCHEMA,
   type EvalConfig,
@@ -444,6 +445,7 @@ export {
   carryOutcome,
   type CarryRecord,
   carryRecords,
+  type CarryStep,
 } from "./lib/diagnostics/carry_errors.ts";
 export {
   STEP_KINDS,

@@ -60,8 +60,9 @@ await runTask(TASK, async ({ flags, positionals }) => {
           cells.map((c) => `${c.step} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
       );
       // what it writes instead of a carried answer, and of the one appended
+      const carryAll = await carryRecords(model, data.tokenizer, sequences, stateLayout(memory));
       for (const step of ["answers carried", "answer appended"] as const) {
-        const records = await carryRecords(model, data.tokenizer, sequences, { ...stateLayout(memory), step });
+        const records = carryAll.filter((r) => r.step === step);
         if (records.length === 0) continue;
         const where = step === "answers carried" ? "a carried answer" : "the appended answer";
         const share = (o: string) => (100 * records.filter((r) => r.outcome === o).length / records.length).toFixed(0);

@@ -44,6 +44,9 @@ const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { e
 /** The teacher's memory format when `sft.teacherMemory` is left out ({@linkcode teacherMemory}). */
 export const DEFAULT_TEACHER_MEMORY: MemoryFormat = "state-relations";
 
+/** Most answers an episode carries when `sft.carryShare` is set and `sft.carryMax` is not. */
+export const DEFAULT_CARRY_MAX = 8;
+
 /** RL algorithms, in the order `--algo` lists them. */
 export const ALGORITHMS = ["ppo", "grpo", "mempo"] as const;
 
@@ -150,7 +153,7 @@ export const SFT_CONFIG_SCHEMA = section({
   }),
   carryMax: int(1).optional().meta({
     description: "Most answers carried (sft.carryShare): each drilled episode draws 1 to this many.",
-    unset: "8",
+    unset: String(DEFAULT_CARRY_MAX),
   }),
   teacherMemory: oneOf(MEMORY_FORMATS).optional().meta({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +

@@ -81,8 +81,13 @@ export function carryOutcome(
   return context.includes(predicted) ? "other word of the context" : "word not in the context";
 }
 
+/** The memory steps {@linkcode carryRecords} sorts: the answers copied and the one appended. */
+export type CarryStep = "answers carried" | "answer appended";
+
 /** One carried or appended answer, sorted ({@linkcode carryRecords}). */
 export interface CarryRecord {
+  /** Which: a carried answer or the appended one. */
+  step: CarryStep;
   /** What the policy predicts there. */
   outcome: CarryOutcome;
   /** How many answers the previous memory carries (the list the position copies or extends). */
@@ -90,17 +95,16 @@ export interface CarryRecord {
 }
 
 /**
- * Sorts every carried answer (or, with `step: "answer appended"`, every
- * appended one) of the sequences (state memory turns, memory context) by
- * {@linkcode carryOutcome}, with the length of the list it belongs to: one
- * teacher-forced pass.
+ * Sorts every carried and every appended answer of the sequences (state
+ * memory turns, memory context) by {@linkcode carryOutcome}, with the length
+ * of the list it belongs to: one teacher-forced pass for both steps.
  *
  * Source: this package.
  *
  * @param model The policy.
  * @param tokenizer The tokenizer.
  * @param sequences Teacher turns (state memory format).
- * @param options The memory's layout ({@linkcode stepPositions}), and the step. @default list memory, "answers carried"
+ * @param options The memory's layout ({@linkcode stepPositions}). @default list memory
  * @returns One record per position, in sequence order.
  *
  * @example An appended answer after a list of two
@@ -117,8 +121,8 @@ export interface CarryRecord {
  * const ids = encode(tok, `${context} a b c | </mem>`).ids;
  * const n = encode(tok, context).ids.length;
  * const seq = { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) };
- * const records = await carryRecords(model, tok, [seq], { chain: true, step: "answer appended" });
- * assert.deepEqual(records.map((r) => r.listLength), [2]);
+ * const records = await carryRecords(model, tok, [seq], { chain: true });
+ * assert.deepEqual(records.map((r) => [r.step, r.listLength]), [["answers carried", 2], ["answers carried", 2], ["answer appended", 2]]);
  * model.dispose();
  * ```
  */
@@ -126,23 +130,27 @@ export async function carryRecords(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
-  options: { stack?: boolean; chain?: boolean; step?: "answers carried" | "answer appended" } = {},
+  options: { stack?: boolean; chain?: boolean } = {},
 ): Promise<CarryRecord[]> {
-  const wanted = options.step ?? "answers carried";
+  const isCarry = (step: string): step is CarryStep => step === "answers carried" || step === "answer appended";
   const items = sequences
-    .map((s) => ({ s, at: stepPositions(tokenizer, s, options).filter(([, step]) => step === wanted) }))
+    .map((s) => ({
+      s,
+      at: stepPositions(tokenizer, s, options).filter((p): p is [number, CarryStep] => isCarry(p[1])),
+    }))
     .filter((x) => x.at.length > 0);
   const predicted = await teacherForcedArgmax(model, tokenizer, items.map((x) => x.s));
   const out: CarryRecord[] = [];
   items.forEach(({ s, at }, n) => {
     const words = s.tokens.map((id) => tokenizer.tokens[id] ?? "");
-    for (const [i] of at) {
+    for (const [i, step] of at) {
       // the previous memory: the last one closed before this turn's memory
       const close = words.lastIndexOf("</mem>", i);
       const open = words.lastIndexOf("<mem>", close);
       const previous = parseStateMemory(words.slice(open + 1, close), options);
       const got = tokenizer.tokens[predicted[n]![i]!] ?? "";
       out.push({
+        step,
         outcome: carryOutcome(got, words[i]!, previous, words.slice(0, i)),
         listLength: previous.answers.length,
       });
@@ -152,7 +160,8 @@ export async function carryRecords(
 }
 
 /**
- * Counts {@linkcode carryRecords}' outcomes.
+ * Counts {@linkcode carryRecords}' outcomes at one step (the carried
+ * answers, or the appended ones).
  *
  * Source: this package.
  *
@@ -184,9 +193,10 @@ export async function carryErrors(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
-  options: { stack?: boolean; chain?: boolean; step?: "answers carried" | "answer appended" } = {},
+  options: { stack?: boolean; chain?: boolean; step?: CarryStep } = {},
 ): Promise<Record<CarryOutcome, number>> {
+  const step = options.step ?? "answers carried";
   const counts = Object.fromEntries(CARRY_OUTCOMES.map((o) => [o, 0])) as Record<CarryOutcome, number>;
-  for (const r of await carryRecords(model, tokenizer, sequences, options)) counts[r.outcome] += 1;
+  for (const r of await carryRecords(model, tokenizer, sequences, options)) if (r.step === step) counts[r.outcome] += 1;
   return counts;
 }

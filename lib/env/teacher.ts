@@ -708,14 +708,24 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
         JSON.stringify(memory),
     );
   }
-  const turnOf = (subs: readonly SubQuestion[], turn: number, dropped: ReadonlySet<number>, question: string) => {
-    if (layout === undefined) return teacherTurn(subs, turn, dropped);
-    const words = new Set(
-      [question.split(" "), subs.flatMap((q) => q.hops.flatMap((h) => [h.entity, h.answer]))].flat(),
-    );
-    const carried = carry === undefined ? [] : carriedAnswers(question, words, carry, seed);
-    return stateTeacherTurn(subs, turn, dropped, { ...layout, carried });
+  // an episode's carried answers, drawn once per question (the same at every turn)
+  const carriedOf = new Map<string, string[]>();
+  const carriedFor = (question: string, subs: readonly SubQuestion[]): string[] => {
+    if (carry === undefined) return [];
+    let carried = carriedOf.get(question);
+    if (carried === undefined) {
+      const words = new Set(
+        [question.split(" "), subs.flatMap((q) => q.hops.flatMap((h) => [h.entity, h.answer]))].flat(),
+      );
+      carried = carriedAnswers(question, words, carry, seed);
+      carriedOf.set(question, carried);
+    }
+    return carried;
   };
+  const turnOf = (subs: readonly SubQuestion[], turn: number, dropped: ReadonlySet<number>, question: string) =>
+    layout === undefined
+      ? teacherTurn(subs, turn, dropped)
+      : stateTeacherTurn(subs, turn, dropped, { ...layout, carried: carriedFor(question, subs) });
   if (!(dropProbability >= 0 && dropProbability <= 1)) {
     throw new RangeError(`Invalid teacher: dropProbability must be in [0, 1], current value is ${dropProbability}`);
   }

@@ -11,7 +11,7 @@ import { type ContextPolicy } from "../env/context.ts";
 import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import type { LmSequence } from "./collate.ts";
-import { type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
+import { DEFAULT_CARRY_MAX, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 
 /**
  * Tasks for the agent loop from dataset records.
@@ -230,7 +230,9 @@ export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): 
     dropProbability: config.sft.dropProbability,
     memory: teacherMemory(config),
     seed: config.seed,
-    ...(config.sft.carryShare ? { carry: { share: config.sft.carryShare, max: config.sft.carryMax ?? 8 } } : {}),
+    ...(config.sft.carryShare
+      ? { carry: { share: config.sft.carryShare, max: config.sft.carryMax ?? DEFAULT_CARRY_MAX } }
+      : {}),
     maxPositions,
     maxTurnTokens: config.rl.maxTurnTokens,
   };
