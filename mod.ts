@@ -456,6 +456,17 @@ export {
   stepPositions,
 } from "./lib/diagnostics/step_diagnostic.ts";
 export {
+  SUBJECT_OUTCOMES,
+  subjectIndex,
+  type SubjectOutcome,
+  subjectOutcome,
+  THINK_KINDS,
+  type ThinkKind,
+  thinkPositions,
+  type ThinkRecord,
+  thinkRecords,
+} from "./lib/diagnostics/think_lookups.ts";
+export {
   ensureData,
   type PipelineOptions,
   type PipelineResult,

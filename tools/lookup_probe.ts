@@ -7,7 +7,9 @@
 // A run whose teacher keeps the state memory (sft.teacherMemory "state-relations" or "state": no markers to look up) gets, per test set, the
 // accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table), and what it
 // predicts at each answer the memory carries or appends (carryErrors: the right one, the list ended early, another
-// answer, ...).
+// answer, ...; and how often the word it ranks first once `|` is ruled out is right), and, with a subject index, each
+// lookup of the think (thinkRecords: the next subject, its relations, the next hop, `answer`) and what it names
+// instead of the next subject (`answer`, an earlier or a later subject of the index).
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
 import { isStateMemory, stateLayout } from "../lib/env/teacher.ts";
@@ -21,6 +23,7 @@ import {
 } from "../lib/diagnostics/copy_diagnostic.ts";
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
 import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
+import { SUBJECT_OUTCOMES, THINK_KINDS, thinkRecords } from "../lib/diagnostics/think_lookups.ts";
 
 const TASK = {
   name: "deno run -A tools/lookup_probe.ts",
@@ -78,6 +81,33 @@ await runTask(TASK, async ({ flags, positionals }) => {
           return `${n}: ${of.filter((r) => r.outcome === "right").length}/${of.length}`;
         };
         console.log(`${k} objectives, at ${where}, right by the list's length  ${lengths.map(right).join("  ")}`);
+        // the word it ranks first once `|` is ruled out
+        const unlessEnded = records.filter((r) => r.rightWithoutEnd).length;
+        console.log(
+          `${k} objectives, at ${where}, right once | is ruled out  ${
+            (100 * unlessEnded / records.length).toFixed(0)
+          }%`,
+        );
+      }
+      // the think's lookups (chain memory, questions with a subject index)
+      const thinks = await thinkRecords(model, data.tokenizer, sequences);
+      if (thinks.length > 0) {
+        const cells = THINK_KINDS.map((kind) => thinks.filter((r) => r.kind === kind))
+          .filter((of) => of.length > 0)
+          .map((of) =>
+            `${of[0]!.kind} ${(100 * of.filter((r) => r.right).length / of.length).toFixed(0)}% (${of.length})`
+          );
+        console.log(`${k} objectives, think  ${cells.join("  ")}`);
+        for (const kind of ["next subject", "answer"] as const) {
+          const of = thinks.filter((r) => r.kind === kind);
+          if (of.length === 0) continue;
+          const share = (o: string) => (100 * of.filter((r) => r.outcome === o).length / of.length).toFixed(0);
+          console.log(
+            `${k} objectives, think at the ${kind} (${of.length})  ${
+              SUBJECT_OUTCOMES.map((o) => `${o} ${share(o)}%`).join("  ")
+            }`,
+          );
+        }
       }
     }
     model.dispose();

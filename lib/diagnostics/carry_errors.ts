@@ -92,12 +92,21 @@ export interface CarryRecord {
   outcome: CarryOutcome;
   /** How many answers the previous memory carries (the list the position copies or extends). */
   listLength: number;
+  /**
+   * Whether the policy's best word other than `|` is the teacher's: right wherever it does not end the list
+   * (false where the vocabulary has no `|`).
+   */
+  rightWithoutEnd: boolean;
 }
 
 /**
  * Sorts every carried and every appended answer of the sequences (state
  * memory turns, memory context) by {@linkcode carryOutcome}, with the length
- * of the list it belongs to: one teacher-forced pass for both steps.
+ * of the list it belongs to, and whether the word the policy ranks first
+ * once `|` is ruled out is right (a second pass): where it ends the list, is
+ * the word it would have written instead the right one? Where it always is,
+ * the policy knows the answer and only the choice to write one fails (the
+ * choice a teacher that drops answers, `sft.dropProbability`, teaches).
  *
  * Source: this package.
  *
@@ -123,6 +132,8 @@ export interface CarryRecord {
  * const seq = { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) };
  * const records = await carryRecords(model, tok, [seq], { chain: true });
  * assert.deepEqual(records.map((r) => [r.step, r.listLength]), [["answers carried", 2], ["answers carried", 2], ["answer appended", 2]]);
+ * // ruling out `|` changes nothing where the policy did not write it
+ * for (const r of records) if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
  * model.dispose();
  * ```
  */
@@ -140,6 +151,10 @@ export async function carryRecords(
     }))
     .filter((x) => x.at.length > 0);
   const predicted = await teacherForcedArgmax(model, tokenizer, items.map((x) => x.s));
+  const end = tokenizer.vocab.get("|");
+  const unlessEnded = end === undefined
+    ? undefined
+    : await teacherForcedArgmax(model, tokenizer, items.map((x) => x.s), { exclude: [end] });
   const out: CarryRecord[] = [];
   items.forEach(({ s, at }, n) => {
     const words = s.tokens.map((id) => tokenizer.tokens[id] ?? "");
@@ -153,6 +168,7 @@ export async function carryRecords(
         step,
         outcome: carryOutcome(got, words[i]!, previous, words.slice(0, i)),
         listLength: previous.answers.length,
+        rightWithoutEnd: unlessEnded !== undefined && unlessEnded[n]![i] === s.tokens[i],
       });
     }
   });

@@ -99,11 +99,15 @@ export async function teacherForcedHits(
  * predicted[n][i] = argmax p(· | s_n[<i])   (i ≥ 1; −1 at position 0, which has no prefix)
  * ```
  *
+ * With `exclude` the argmax runs over the other tokens: what the policy
+ * writes once those are ruled out (its runner-up where it wrote one of them).
+ *
  * Source: this package (the forward loop of every probe of `diagnostics/`).
  *
  * @param model The policy.
  * @param tokenizer Its tokenizer (the padding id).
  * @param sequences The sequences (their loss masks are not read).
+ * @param options `exclude`: token ids the argmax never picks. @default none
  * @returns One array per sequence, as long as it.
  *
  * @example A model's prediction at a position is the argmax of its logits there
@@ -122,6 +126,8 @@ export async function teacherForcedHits(
  * const [p] = await teacherForcedArgmax(model, tok, [{ tokens: ids, lossMask: ids.map(() => 1) }, { tokens: ids.slice(0, 2), lossMask: [0, 1] }]);
  * const logits = tf.tidy(() => tf.argMax(outputLogits(model, forwardHidden(model, tf.tensor2d([ids], [1, 4], "int32")).hidden), -1));
  * assert.deepEqual([...p!], [-1, ...(await logits.data()).slice(0, 3)]);
+ * const [q] = await teacherForcedArgmax(model, tok, [{ tokens: ids, lossMask: ids.map(() => 1) }], { exclude: [p![1]!] });
+ * assert.notEqual(q![1], p![1]);
  * logits.dispose();
  * model.dispose();
  * ```
@@ -130,20 +136,36 @@ export async function teacherForcedArgmax(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
+  options: { exclude?: readonly number[] } = {},
 ): Promise<Int32Array[]> {
   const out = sequences.map((s) => new Int32Array(s.tokens.length).fill(-1));
   if (sequences.length === 0) return out;
+  const exclude = options.exclude ?? [];
+  for (const id of exclude) {
+    if (!(Number.isInteger(id) && id >= 0 && id < model.config.vocabSize)) {
+      throw new RangeError(
+        `Cannot score teacherForcedArgmax: exclude holds ${id}, which must be a token id in [0, ${model.config.vocabSize})`,
+      );
+    }
+  }
   const fused = fuseWeights(model);
   const projection = outputProjection(model);
+  // −∞ on the excluded ids (a row added to every position's logits)
+  const ruledOut = exclude.length === 0 ? undefined : tf.tidy(() => {
+    const row = new Float32Array(model.config.vocabSize);
+    for (const id of exclude) row[id] = -Infinity;
+    return tf.tensor1d(row);
+  });
   try {
     const order = sequences.map((_, n) => n);
     for (const chunk of chunksByTokens(order, (n) => sequences[n]!.tokens.length, 32, 4096)) {
       const batch = collateLm(chunk.map((n) => sequences[n]!), tokenizer.padId);
       let predicted: ArrayLike<number>;
       try {
-        const argmax = tf.tidy(() =>
-          tf.argMax(outputLogits(model, forwardHidden(model, batch.tokens, { fused }).hidden, projection), -1)
-        );
+        const argmax = tf.tidy(() => {
+          const logits = outputLogits(model, forwardHidden(model, batch.tokens, { fused }).hidden, projection);
+          return tf.argMax(ruledOut ? tf.add(logits, ruledOut) : logits, -1);
+        });
         try {
           predicted = await argmax.data();
         } finally {
@@ -161,6 +183,7 @@ export async function teacherForcedArgmax(
   } finally {
     disposeFusedWeights(fused);
     projection.dispose();
+    ruledOut?.dispose();
   }
   return out;
 }

@@ -47,6 +47,12 @@ Deno.test("carryErrors(): one outcome per carried answer of chain-memory teacher
       .filter((r) => r.step === "answer appended");
     assert.deepEqual(records.map((r) => r.listLength).sort(), [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
     assert.equal(records.filter((r) => r.outcome === "right").length, appended.right);
+    // ruling out `|` changes the prediction only where it was `|`
+    const all = await carryRecords(model, data.tokenizer, sequences, { chain: true });
+    for (const r of all) {
+      if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
+      else if (r.outcome !== "list ended (|)") assert.ok(!r.rightWithoutEnd, r.outcome);
+    }
   } finally {
     model.dispose();
   }

@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { buildData, loadData } from "../../lib/data/build.ts";
+import { teacherDemonstrations } from "../../lib/train/demos.ts";
+import { modelPreset } from "../../lib/model/config.ts";
+import { createModel } from "../../lib/model/params.ts";
+import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
+import { THINK_KINDS, thinkPositions, thinkRecords } from "../../lib/diagnostics/think_lookups.ts";
+
+Deno.test("thinkPositions(): per question of k objectives, k next subjects, one answer, every relation once and two words per later hop; linked: k subjects copied", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 6, {
+    trainCount: 4,
+    testCount: 5,
+    testObjectives: [3],
+    markers: false,
+    distinctAnswers: true,
+    subjectIndex: true,
+  });
+  const data = await loadData(dir);
+  const records = data.test.get(3)!;
+  // counted off the questions: a think names a new subject with all its relations; each later hop is `entity relation`
+  const subs = records.flatMap((r) => r.subQuestions!);
+  const want = {
+    "next subject": subs.length,
+    relations: subs.reduce((a, q) => a + q.hops.length, 0),
+    "next hop": subs.reduce((a, q) => a + 2 * (q.hops.length - 1), 0),
+    answer: records.length,
+  };
+  assert.ok(want["next hop"] > 0, "some objective has two hops");
+  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 3 });
+  try {
+    for (const memory of ["state-chain-bare", "state-chain-linked"] as const) {
+      const { sequences } = await teacherDemonstrations(data, {
+        count: records.length,
+        dropProbability: 0,
+        seed: 0,
+        policies: ["memory"],
+        records,
+        memory,
+      });
+      const counts = Object.fromEntries(THINK_KINDS.map((k) => [k, 0])) as Record<string, number>;
+      for (const s of sequences) for (const [, kind] of thinkPositions(data.tokenizer, s)) counts[kind]! += 1;
+      // linked: the subject just finished is copied before the next one and before `answer`
+      const copied = memory === "state-chain-linked" ? subs.length : 0;
+      assert.deepEqual(counts, { ...want, "subject copied": copied }, memory);
+      // every think word once: as many as the step table's think, and as many right
+      const scored = await thinkRecords(model, data.tokenizer, sequences);
+      const cell = (await stepAccuracy(model, data.tokenizer, sequences, { chain: true })).find((c) =>
+        c.step === "think"
+      )!;
+      assert.deepEqual([scored.filter((r) => r.right).length, scored.length], [cell.correct, cell.total], memory);
+      assert.ok(scored.every((r) => r.subjects === 3));
+      // a lookup of the next subject or of `answer` is sorted, and "right" only where it is right
+      for (const r of scored) {
+        const looksUp = r.kind === "next subject" || r.kind === "answer";
+        assert.equal(r.outcome !== undefined, looksUp);
+        if (looksUp) assert.equal(r.outcome === "right", r.right);
+      }
+    }
+  } finally {
+    model.dispose();
+  }
+});
+
+Deno.test("thinkPositions(): a question without a subject index has no think lookups to sort", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 6, { trainCount: 4, testCount: 2, testObjectives: [2], markers: false, distinctAnswers: true });
+  const data = await loadData(dir);
+  const { sequences } = await teacherDemonstrations(data, {
+    count: 2,
+    dropProbability: 0,
+    seed: 0,
+    policies: ["memory"],
+    records: data.test.get(2)!,
+    memory: "state-chain-bare",
+  });
+  assert.ok(sequences.length > 0);
+  assert.deepEqual(sequences.flatMap((s) => thinkPositions(data.tokenizer, s)), []);
+});
