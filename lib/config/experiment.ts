@@ -155,6 +155,14 @@ export const SFT_CONFIG_SCHEMA = section({
     description: "Most answers carried (sft.carryShare): each drilled episode draws 1 to this many.",
     unset: String(DEFAULT_CARRY_MAX),
   }),
+  carryIndex: flag().optional().meta({
+    description: "The carry drill as a longer task continued (sft.carryShare, data.subjectIndex): the carried " +
+      "answers are those of objectives of other training questions resolved before the episode, whose subjects " +
+      "lead the question's subject index and whose last chain is the first memory (given, not learned); the " +
+      "question's text keeps its own 1-4 objectives. The next-subject lookup then meets indexes longer than the " +
+      "questions give.",
+    unset: "false",
+  }),
   teacherMemory: oneOf(MEMORY_FORMATS).optional().meta({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
       "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +
@@ -689,6 +697,13 @@ export function validateConfig(c: unknown): ExperimentConfig {
       `sft.carryShare > 0 needs a chain memory (sft.teacherMemory "state-chain", "state-chain-bare" or "state-chain-linked"): the drill ` +
         `carries answers in its list; current values are sft.carryShare ${config.sft.carryShare}, ` +
         `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
+    );
+  }
+  if (config.sft.carryIndex && !((config.sft.carryShare ?? 0) > 0 && config.data.subjectIndex)) {
+    fail(
+      `sft.carryIndex needs sft.carryShare > 0 and data.subjectIndex (it lengthens the carried episodes' subject ` +
+        `index); current values are sft.carryShare ${config.sft.carryShare}, data.subjectIndex ` +
+        `${config.data.subjectIndex}`,
     );
   }
   if (config.sft.pretrainHorizon !== undefined && config.sft.pretrainHorizon < (config.sft.pretrainSteps ?? 0)) {

@@ -338,7 +338,7 @@ export function stateTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
-  options: Partial<StateLayout> & { carried?: readonly string[] } = {},
+  options: Partial<StateLayout> & { carried?: readonly string[]; done?: number } = {},
 ): TeacherTurn | null {
   if (options.chain) return chainTeacherTurn(subQuestions, turn, dropped, options);
   const relations = options.relations ?? false;
@@ -432,7 +432,9 @@ export function stateTeacherTurn(
  * @param dropped Objectives (0-based) whose answers are left out once they leave the chain.
  * @param options `bare`: no `;` between the memory's answers; `linked`: a new objective's think starts with the
  *   subject just finished; `carried`: answers found before the question ({@linkcode carriedAnswers}), first in the
- *   memory's answers and in the final answer. @default none
+ *   memory's answers and in the final answer; `done`: how many of the first objectives were resolved before turn 0
+ *   (an episode that continues a longer task, {@linkcode carriedObjectives}: turn 0 is the plan's turn after their
+ *   hops, its memory theirs). @default none
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -456,6 +458,8 @@ export function stateTeacherTurn(
  * const carried = { bare: true, carried: ["brubrar", "muzox"] };
  * assert.equal(chainTeacherTurn(q, 0, new Set(), carried)!.mem, "brubrar muzox |");
  * assert.equal(chainTeacherTurn(q, 3, new Set(), carried)!.content, "brubrar ; muzox ; kalmar ; tesla");
+ * // the first objective resolved before turn 0: the episode starts where the plan's turn 1 is
+ * assert.deepEqual(chainTeacherTurn(q, 0, new Set(), { bare: true, done: 1 }), chainTeacherTurn(q, 1, new Set(), { bare: true }));
  * const linked = [0, 1, 2, 3].map((t) => chainTeacherTurn(q, t, new Set(), { bare: true, linked: true })!);
  * assert.deepEqual(linked.map((t) => t.think), ["zorbex born", "zorbex vunom founder born", "olvan born", "vunom answer"]);
  * assert.deepEqual(linked.map((t) => t.content), ["zorbex born", "vunom founder", "olvan born", "kalmar ; tesla"]);
@@ -465,12 +469,21 @@ export function chainTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
-  options: { bare?: boolean; linked?: boolean; carried?: readonly string[] } = {},
+  options: { bare?: boolean; linked?: boolean; carried?: readonly string[]; done?: number } = {},
 ): TeacherTurn | null {
-  const plan = planTurn(subQuestions, turn);
+  const done = options.done ?? 0;
+  if (!(Number.isInteger(done) && done >= 0 && done < subQuestions.length)) {
+    throw new RangeError(
+      `Invalid chainTeacherTurn: done must be an integer in [0, ${subQuestions.length}) (objectives resolved before ` +
+        `turn 0; one must be left), current value is ${done}`,
+    );
+  }
+  // the hops of the objectives resolved before the episode are its turns before turn 0
+  const before = subQuestions.slice(0, done).reduce((n, q) => n + q.hops.length, 0);
+  const plan = planTurn(subQuestions, turn + before);
   if (plan === null) return null;
-  const { steps, done } = plan;
-  const last = done.at(-1);
+  const { steps } = plan;
+  const last = plan.done.at(-1);
   // the objectives before the one in progress are answered (a dropped one left out); the one in progress is the chain
   const current = last?.i ?? 0;
   const found = [
@@ -486,11 +499,11 @@ export function chainTeacherTurn(
   const mem = [found.join(options.bare ? " " : " ; "), "|", chain.join(" ")].filter((p) => p !== "").join(" ");
   // linked: a think after a complete chain starts with its subject, the key of the next objective's lookup
   const link = options.linked && last !== undefined ? [hops[0]!.entity] : [];
-  if (turn === steps.length) {
+  if (turn + before === steps.length) {
     const content = [...found, chain.at(-1)!].join(" ; ");
     return { mem, think: [...link, "answer"].join(" "), action: "answer", content };
   }
-  const { i, j, hop } = steps[turn]!;
+  const { i, j, hop } = steps[turn + before]!;
   const search = `${hop.entity} ${hop.relation}`;
   // a new objective's think names every relation its part of the question asks for
   const think = j === 0 ? [...link, hop.entity, ...subQuestions[i]!.hops.map((h) => h.relation)].join(" ") : search;
@@ -669,6 +682,70 @@ export function carriedAnswers(
 }
 
 /**
+ * The objectives an episode's task continues (`sft.carryIndex`): the carry
+ * drill of {@linkcode carriedAnswers} as a longer task that the episode goes
+ * on with. With probability `share` (per question, seeded) it draws 1 …
+ * `max` objectives of other training questions (`pool`), none sharing a name
+ * with the question or with each other, which count as resolved before turn
+ * 0: their subjects lead the question's subject index, their answers lead
+ * the memory's list, and the first memory is the one the plan writes after
+ * their hops (`chainTeacherTurn`'s `done`). The next subject after the last
+ * of them is the question's first, so every lookup of the next subject meets
+ * an index as long as the drill makes it, while the question's text keeps
+ * its own objectives.
+ *
+ * Source: this package (the carry drill, for the think's lookup in the index).
+ *
+ * @param question The question's text (the seed's key).
+ * @param words Words the carried objectives must avoid (the question's names).
+ * @param options Share, most objectives, and the objectives to draw from.
+ * @param seed Seed.
+ * @returns The carried objectives, in the task's order (empty for most questions when `share` < 1).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { carriedObjectives } from "./teacher.ts";
+ *
+ * const one = (subject: string, answer: string) => ({ text: `${subject} was born in which city ?`, subject, answer, hops: [{ entity: subject, relation: "born" as const, answer }] });
+ * const pool = [one("zorbex", "kalmar"), one("vunom", "tesla"), one("kata", "kalmar"), one("olvan", "muzox")];
+ * const carried = carriedObjectives("birex was born where ?", new Set(["birex", "muzox"]), { share: 1, max: 3, pool }, 0);
+ * assert.ok(carried.length >= 1 && carried.length <= 3);
+ * // no name of the question, no name twice
+ * const names = carried.flatMap((q) => [q.subject, q.answer]);
+ * assert.ok(!names.includes("muzox") && new Set(names).size === names.length);
+ * assert.deepEqual(carriedObjectives("birex was born where ?", new Set(), { share: 0, max: 3, pool }, 0), []);
+ * ```
+ */
+export function carriedObjectives(
+  question: string,
+  words: ReadonlySet<string>,
+  options: { share: number; max: number; pool: readonly SubQuestion[] },
+  seed: number,
+): SubQuestion[] {
+  const { share, max, pool } = options;
+  if (!(share >= 0 && share <= 1)) {
+    throw new RangeError(`Invalid teacher: carry.share must be in [0, 1], current value is ${share}`);
+  }
+  if (!(Number.isInteger(max) && max >= 1)) {
+    throw new RangeError(`Invalid teacher: carry.max must be an integer ≥ 1, current value is ${max}`);
+  }
+  const rng = createRng(hashSeed(seed + 11, hashString(question)));
+  if (!(rng.next() < share)) return [];
+  const count = 1 + rng.int(max);
+  const used = new Set(words);
+  const out: SubQuestion[] = [];
+  const names = (q: SubQuestion) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])];
+  for (let tries = 0; out.length < count && tries < 50 * count && pool.length > 0; tries++) {
+    const q = pool[rng.int(pool.length)]!;
+    if (names(q).some((n) => used.has(n))) continue;
+    for (const n of names(q)) used.add(n);
+    out.push(q);
+  }
+  return out;
+}
+
+/**
  * The teacher as an {@linkcode AgentPolicy}: it reads each episode's task
  * (its sub-questions) and turn count, not the context.
  *
@@ -722,10 +799,16 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
     }
     return carried;
   };
-  const turnOf = (subs: readonly SubQuestion[], turn: number, dropped: ReadonlySet<number>, question: string) =>
+  const turnOf = (
+    subs: readonly SubQuestion[],
+    turn: number,
+    dropped: ReadonlySet<number>,
+    question: string,
+    done: number,
+  ) =>
     layout === undefined
       ? teacherTurn(subs, turn, dropped)
-      : stateTeacherTurn(subs, turn, dropped, { ...layout, carried: carriedFor(question, subs) });
+      : stateTeacherTurn(subs, turn, dropped, { ...layout, carried: carriedFor(question, subs), done });
   if (!(dropProbability >= 0 && dropProbability <= 1)) {
     throw new RangeError(`Invalid teacher: dropProbability must be in [0, 1], current value is ${dropProbability}`);
   }
@@ -734,8 +817,20 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
       return Promise.resolve(requests.map(({ episode }) => {
         const subs = episode.task.subQuestions;
         if (subs === undefined) throw new TypeError(`The teacher needs task.subQuestions (episode ${episode.id})`);
-        const dropped = droppedObjectives(episode.task.question, subs.length, { dropProbability, seed });
-        const t = turnOf(subs, episode.turns.length, dropped, episode.task.question);
+        const done = episode.task.doneBefore ?? 0;
+        if (done > 0 && !layout?.chain) {
+          throw new RangeError(
+            `Invalid teacher: a task resolved in part before the episode (doneBefore ${done}, episode ${episode.id}) ` +
+              `needs a chain memory, current value is ${JSON.stringify(memory)}`,
+          );
+        }
+        // only the episode's own objectives are forgotten
+        const dropped = new Set(
+          [...droppedObjectives(episode.task.question, subs.length - done, { dropProbability, seed })].map((i) =>
+            i + done
+          ),
+        );
+        const t = turnOf(subs, episode.turns.length, dropped, episode.task.question, done);
         const text = t === null
           ? "</mem>"
           : `${t.mem} </mem> <think> ${t.think} </think> <${t.action}> ${t.content} </${t.action}>`;

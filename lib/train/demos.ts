@@ -8,7 +8,8 @@
 import type { LoadedData } from "../data/build.ts";
 import type { QaRecord } from "../data/dataset.ts";
 import { type ContextPolicy } from "../env/context.ts";
-import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
+import { carriedObjectives, createTeacher, type MemoryFormat } from "../env/teacher.ts";
+import type { SubQuestion } from "../env/questions.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import type { LmSequence } from "./collate.ts";
 import { DEFAULT_CARRY_MAX, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
@@ -99,6 +100,62 @@ function extends_(tokens: readonly number[], prefix: readonly number[]): boolean
   return tokens.length >= prefix.length && prefix.every((id, i) => tokens[i] === id);
 }
 
+/**
+ * A task continued from a longer one (`sft.carryIndex`): the carried
+ * objectives ({@linkcode carriedObjectives}) resolved before the episode,
+ * their subjects first in the question's subject index. The question's text
+ * and targets are its own (the scripted teacher reads only the sub-questions).
+ *
+ * Source: this package.
+ *
+ * @param task A task whose question starts with its subject index (`data.subjectIndex`).
+ * @param carried The objectives resolved before it.
+ * @returns The continued task (the task itself when nothing is carried).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { continueTask } from "./demos.ts";
+ *
+ * const one = (subject: string, answer: string) => ({ text: `${subject} was born in which city ?`, subject, answer, hops: [{ entity: subject, relation: "born" as const, answer }] });
+ * const task = { question: "vunom : vunom was born in which city ?", targets: [["tesla"]], groupId: 0, subQuestions: [one("vunom", "tesla")] };
+ * const next = continueTask(task, [one("zorbex", "kalmar")]);
+ * assert.equal(next.question, "zorbex vunom : vunom was born in which city ?");
+ * assert.deepEqual([next.subQuestions!.map((q) => q.subject), next.doneBefore], [["zorbex", "vunom"], 1]);
+ * assert.throws(() => continueTask({ ...task, question: "vunom was born in which city ?" }, [one("zorbex", "kalmar")]), /subject index/);
+ * ```
+ */
+export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[]): EpisodeTask {
+  if (carried.length === 0) return task;
+  const subs = task.subQuestions ?? [];
+  const words = task.question.split(" ");
+  if (subs.length === 0 || words[subs.length] !== ":" || subs.some((q, i) => words[i] !== q.subject)) {
+    throw new RangeError(
+      `Cannot continue a task whose question does not start with its subject index (data.subjectIndex): ` +
+        `question ${JSON.stringify(task.question)}`,
+    );
+  }
+  return {
+    ...task,
+    question: [...carried.map((q) => q.subject), task.question].join(" "),
+    subQuestions: [...carried, ...subs],
+    doneBefore: carried.length,
+  };
+}
+
+/** The sequences of one episode; a continued task's first memory ({@linkcode continueTask}) is given, not learned. */
+function episodeSequences(episode: Episode, tokenizer: LoadedData["tokenizer"]): LmSequence[] {
+  const sequences = turnSequences([episode]);
+  const first = episode.turns[0];
+  if (!((episode.task.doneBefore ?? 0) > 0) || first === undefined || sequences.length === 0) return sequences;
+  // the first sequence starts with the first turn: its memory's words (up to `</mem>`) get no loss
+  const close = first.sampled.indexOf(tokenizer.special("</mem>"));
+  const s = sequences[0]!;
+  const lossMask = [...s.lossMask];
+  for (let i = 0; i < close; i++) lossMask[first.context.length + i] = 0;
+  return [{ tokens: s.tokens, lossMask }, ...sequences.slice(1)];
+}
+
 /** Options of {@linkcode teacherDemonstrations}. */
 export interface DemoOptions {
   /** Episodes in all (split evenly over the context policies). */
@@ -121,10 +178,12 @@ export interface DemoOptions {
   records?: readonly QaRecord[];
   /**
    * The memory-context episodes' drill of the answers' copy (`carriedAnswers`, names drawn from the main
-   * world's entities; a chain memory only): its share of episodes and most names. The full-history episodes
+   * world's entities; a chain memory only): its share of episodes and most names. With `index` the carried
+   * answers are those of objectives of the world's other training questions, resolved before the episode
+   * (`carriedObjectives`, {@linkcode continueTask}; questions with a subject index). The full-history episodes
    * never carry any. @default none
    */
-  carry?: { share: number; max: number };
+  carry?: { share: number; max: number; index?: boolean };
 }
 
 /**
@@ -168,11 +227,12 @@ export async function teacherDemonstrations(
     maxTurnTokens = 64,
   } = options;
   const teacher = createTeacher(data.tokenizer, { dropProbability, seed, memory: options.memory });
-  const carry = options.carry === undefined || options.carry.share === 0 ? undefined : createTeacher(data.tokenizer, {
+  const drill = options.carry === undefined || options.carry.share === 0 ? undefined : options.carry;
+  const carry = drill === undefined || drill.index ? undefined : createTeacher(data.tokenizer, {
     dropProbability,
     seed,
     memory: options.memory,
-    carry: { ...options.carry, names: data.corpus.map((d) => d.id) },
+    carry: { share: drill.share, max: drill.max, names: data.corpus.map((d) => d.id) },
   });
   // the main world and each auxiliary world (own corpus and search tool) get an equal share
   const worlds = options.records
@@ -185,7 +245,18 @@ export async function teacherDemonstrations(
     for (const [w, world] of worlds.entries()) {
       const n = Math.floor(per / worlds.length) + (w < per % worlds.length ? 1 : 0);
       const records = Array.from({ length: n }, (_, i) => world.train[(p * n + i) % world.train.length]!);
-      const run = await runEpisodes(contextPolicy === "memory" && carry ? carry : teacher, tasksFromRecords(records), {
+      let tasks = tasksFromRecords(records);
+      if (contextPolicy === "memory" && drill?.index) {
+        // a share of the memory episodes continue a longer task: objectives of the world's other questions
+        const pool = world.train.flatMap((r) => r.subQuestions ?? []);
+        tasks = tasks.map((task) => {
+          const own = new Set(
+            (task.subQuestions ?? []).flatMap((q) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])]),
+          );
+          return continueTask(task, carriedObjectives(task.question, own, { ...drill, pool }, seed));
+        });
+      }
+      const run = await runEpisodes(contextPolicy === "memory" && carry ? carry : teacher, tasks, {
         tokenizer: data.tokenizer,
         search: world.search,
       }, {
@@ -200,7 +271,8 @@ export async function teacherDemonstrations(
     }
   }
   const kept = episodes.slice(0, count);
-  return { sequences: turnSequences(kept), episodes: kept, policies: policyOf.slice(0, count) };
+  const sequences = kept.flatMap((e) => episodeSequences(e, data.tokenizer));
+  return { sequences, episodes: kept, policies: policyOf.slice(0, count) };
 }
 
 /**
@@ -231,7 +303,13 @@ export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): 
     memory: teacherMemory(config),
     seed: config.seed,
     ...(config.sft.carryShare
-      ? { carry: { share: config.sft.carryShare, max: config.sft.carryMax ?? DEFAULT_CARRY_MAX } }
+      ? {
+        carry: {
+          share: config.sft.carryShare,
+          max: config.sft.carryMax ?? DEFAULT_CARRY_MAX,
+          ...(config.sft.carryIndex ? { index: true } : {}),
+        },
+      }
       : {}),
     maxPositions,
     maxTurnTokens: config.rl.maxTurnTokens,
