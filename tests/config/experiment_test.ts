@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  DEFAULT_CARRY_MAX,
   DEFAULT_TEACHER_MEMORY,
   mergeSections,
   PRESETS,
@@ -15,6 +16,7 @@ import { buildQaSplits, testSubjectCount } from "../../lib/env/questions.ts";
 import { createTeacher, type MemoryFormat } from "../../lib/env/teacher.ts";
 import { buildTokenizer } from "../../lib/text/tokenizer.ts";
 import { outcomeTurnSequences } from "../../lib/train/rl_batch.ts";
+import { sftDemoOptions } from "../../lib/train/demos.ts";
 
 Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad values refused", () => {
   assert.equal(resolveConfig("default").model, "small");
@@ -352,4 +354,29 @@ Deno.test("worldSizes(), testSubjectCount(): the sizes validateConfig checks a t
     /data\.sizes give 6 test subjects, too few for 7-objective questions/,
   );
   assert.deepEqual(resolveConfig("quick", { data: { testObjectives: [6] } }).data.testObjectives, [6]);
+});
+
+Deno.test("validateConfig(): sft.carryIndex needs the carry drill and questions with a subject index, and sftDemoOptions passes it on", () => {
+  const chain = { teacherMemory: "state-chain-bare" as const, carryShare: 0.5, carryIndex: true };
+  const config = resolveConfig("default", { data: { distinctAnswers: true, subjectIndex: true }, sft: chain });
+  assert.deepEqual(sftDemoOptions(config, 2048).carry, { share: 0.5, max: DEFAULT_CARRY_MAX, index: true });
+  assert.deepEqual(
+    sftDemoOptions(
+      resolveConfig("default", { data: { subjectIndex: true }, sft: { ...chain, carryIndex: false } }),
+      2048,
+    )
+      .carry,
+    { share: 0.5, max: DEFAULT_CARRY_MAX },
+  );
+  assert.throws(
+    () => resolveConfig("default", { sft: chain }),
+    (e: Error) =>
+      e instanceof UsageError &&
+      /^Invalid config: sft\.carryIndex needs sft\.carryShare > 0 and data\.subjectIndex .*current values are sft\.carryShare 0\.5, data\.subjectIndex undefined$/
+        .test(e.message),
+  );
+  assert.throws(
+    () => resolveConfig("default", { data: { subjectIndex: true }, sft: { ...chain, carryShare: 0 } }),
+    /current values are sft\.carryShare 0, data\.subjectIndex true$/,
+  );
 });

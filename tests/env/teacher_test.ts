@@ -381,3 +381,31 @@ Deno.test("parseStateMemory(): edge cases", () => {
   assert.deepEqual(parseStateMemory("a b"), { open: [["a"], ["b"]], answers: [] }, "no bar: all open");
   assert.deepEqual(parseStateMemory("born x |"), { open: [["born"], ["x"]], answers: [] }, "a leading relation word");
 });
+
+Deno.test("chainTeacherTurn() with done: an episode that continues a longer task starts at the plan's turn after the done objectives' hops, and ends with the same answer", () => {
+  const w = generateWorld(9);
+  const { test } = buildQaSplits(w, { testCount: 4, testObjectives: [2, 5], seed: 3, distinctAnswers: true });
+  const layout = stateLayout("state-chain-bare");
+  let checked = 0;
+  for (const qs of test.values()) {
+    for (const q of qs) {
+      const subs = q.subQuestions;
+      for (let done = 1; done < subs.length; done++) {
+        const before = subs.slice(0, done).reduce((n, s) => n + s.hops.length, 0);
+        for (let t = 0;; t++) {
+          const turn = chainTeacherTurn(subs, t, new Set(), { ...layout, done });
+          assert.deepEqual(turn, chainTeacherTurn(subs, t + before, new Set(), layout));
+          if (turn === null) break;
+          checked += 1;
+        }
+      }
+      for (const done of [-1, 0.5, subs.length]) {
+        assert.throws(
+          () => chainTeacherTurn(subs, 0, new Set(), { ...layout, done }),
+          new RegExp(`done must be an integer in \\[0, ${subs.length}\\).*current value is ${done}$`),
+        );
+      }
+    }
+  }
+  assert.ok(checked > 40, `${checked} turns`);
+});

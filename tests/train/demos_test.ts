@@ -122,3 +122,71 @@ Deno.test("teacherDemonstrations() with carry: each memory episode's memories st
     /carry needs a chain memory/,
   );
 });
+
+Deno.test("teacherDemonstrations() with carry.index: memory episodes continue a longer task (its subjects first in the index, its answers first in the list and the answer, its first memory given); full-history episodes are the questions' own", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 17, {
+    trainCount: 12,
+    testCount: 1,
+    testObjectives: [1],
+    trainObjectives: 2,
+    distinctAnswers: true,
+    subjectIndex: true,
+  });
+  const data = await loadData(dir);
+  const { sequences, episodes, policies } = await teacherDemonstrations(data, {
+    count: 12,
+    dropProbability: 0,
+    seed: 4,
+    memory: "state-chain-bare",
+    carry: { share: 1, max: 3, index: true },
+  });
+  const words = (ids: readonly number[]) => decode(data.tokenizer, ids).split(" ");
+  const counts = new Set<number>();
+  let given = 0;
+  episodes.forEach((e, n) => {
+    const subs = e.task.subQuestions!;
+    const done = e.task.doneBefore ?? 0;
+    const answer = words(e.turns.at(-1)!.sampled);
+    const said = answer.slice(answer.indexOf("<answer>") + 1, answer.indexOf("</answer>")).filter((x) => x !== ";");
+    assert.deepEqual(said, subs.map((q) => q.answer), "the carried answers first, then the question's");
+    if (policies[n] === "full") {
+      assert.equal(done, 0, "full history: the question's own task");
+      assert.equal(e.reward, 1);
+      return;
+    }
+    counts.add(done);
+    assert.ok(done >= 1 && done <= 3, `${done} objectives carried`);
+    // the index: every subject, the carried ones first; the text: the question's own objectives
+    const q = e.task.question.split(" ");
+    assert.deepEqual(q.slice(0, subs.length + 1), [...subs.map((s) => s.subject), ":"]);
+    for (const s of subs.slice(0, done)) assert.equal(q.filter((w) => w === s.subject).length, 1, s.subject);
+    // the first memory: the carried answers but the last, then the last carried objective's chain
+    const first = words(e.turns[0]!.sampled);
+    const last = subs[done - 1]!;
+    assert.deepEqual(first.slice(0, first.indexOf("</mem>")), [
+      ...subs.slice(0, done - 1).map((s) => s.answer),
+      "|",
+      last.subject,
+      ...last.hops.flatMap((h) => [h.relation, h.answer]),
+    ]);
+    // the first think names the question's first subject
+    assert.equal(first[first.indexOf("<think>") + 1], subs[done]!.subject);
+    given += first.indexOf("</mem>");
+  });
+  assert.ok(counts.size >= 2, `carried counts ${[...counts]}`);
+  // the given memories' words, and only they, are the learned tokens the same episodes lose
+  const plain = await teacherDemonstrations(data, {
+    count: 12,
+    dropProbability: 0,
+    seed: 4,
+    memory: "state-chain-bare",
+  });
+  const learned = (s: readonly { lossMask: readonly number[] }[]) => s.reduce((a, x) => a + x.lossMask.filter((m) => m === 1).length, 0);
+  const sampled = episodes.reduce((a, e) => a + e.turns.reduce((b, t) => b + t.sampled.length, 0), 0);
+  assert.equal(learned(sequences), sampled - given);
+  assert.equal(
+    learned(plain.sequences),
+    plain.episodes.reduce((a, e) => a + e.turns.reduce((b, t) => b + t.sampled.length, 0), 0),
+  );
+});
