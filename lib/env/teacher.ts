@@ -666,12 +666,7 @@ export function carriedAnswers(
   seed: number,
 ): string[] {
   const { share, max, names } = options;
-  if (!(share >= 0 && share <= 1)) {
-    throw new RangeError(`Invalid teacher: carry.share must be in [0, 1], current value is ${share}`);
-  }
-  if (!(Number.isInteger(max) && max >= 1)) {
-    throw new RangeError(`Invalid teacher: carry.max must be an integer ≥ 1, current value is ${max}`);
-  }
+  checkCarry(share, max);
   const rng = createRng(hashSeed(seed + 7, hashString(question)));
   if (!(rng.next() < share)) return [];
   const pool = [...new Set(names)].filter((n) => !words.has(n));
@@ -679,6 +674,16 @@ export function carriedAnswers(
   const out: string[] = [];
   for (let i = 0; i < count; i++) out.push(...pool.splice(rng.int(pool.length), 1));
   return out;
+}
+
+/** The carry drill's share and most items, checked ({@linkcode carriedAnswers}, {@linkcode carriedObjectives}). */
+function checkCarry(share: number, max: number): void {
+  if (!(share >= 0 && share <= 1)) {
+    throw new RangeError(`Invalid teacher: carry.share must be in [0, 1], current value is ${share}`);
+  }
+  if (!(Number.isInteger(max) && max >= 1)) {
+    throw new RangeError(`Invalid teacher: carry.max must be an integer ≥ 1, current value is ${max}`);
+  }
 }
 
 /**
@@ -724,12 +729,7 @@ export function carriedObjectives(
   seed: number,
 ): SubQuestion[] {
   const { share, max, pool } = options;
-  if (!(share >= 0 && share <= 1)) {
-    throw new RangeError(`Invalid teacher: carry.share must be in [0, 1], current value is ${share}`);
-  }
-  if (!(Number.isInteger(max) && max >= 1)) {
-    throw new RangeError(`Invalid teacher: carry.max must be an integer ≥ 1, current value is ${max}`);
-  }
+  checkCarry(share, max);
   const rng = createRng(hashSeed(seed + 11, hashString(question)));
   if (!(rng.next() < share)) return [];
   const count = 1 + rng.int(max);
