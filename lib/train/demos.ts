@@ -143,13 +143,20 @@ export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[])
   };
 }
 
-/** The sequences of one episode; a continued task's first memory ({@linkcode continueTask}) is given, not learned. */
-function episodeSequences(episode: Episode, tokenizer: LoadedData["tokenizer"]): LmSequence[] {
+/**
+ * The sequences of one episode. What the first memory holds from before the
+ * question is given, not learned (no model could know it): a continued
+ * task's whole first memory ({@linkcode continueTask}), or the names an
+ * answers-only carry drill's episode starts with (`carried`: the words before
+ * its first `|`).
+ */
+function episodeSequences(episode: Episode, tokenizer: LoadedData["tokenizer"], carried: boolean): LmSequence[] {
   const sequences = turnSequences([episode]);
   const first = episode.turns[0];
-  if (!((episode.task.doneBefore ?? 0) > 0) || first === undefined || sequences.length === 0) return sequences;
-  // the first sequence starts with the first turn: its memory's words (up to `</mem>`) get no loss
-  const close = first.sampled.indexOf(tokenizer.special("</mem>"));
+  const continued = (episode.task.doneBefore ?? 0) > 0;
+  if (!(continued || carried) || first === undefined || sequences.length === 0) return sequences;
+  // the first sequence starts with the first turn: its memory's given words get no loss
+  const close = first.sampled.indexOf(continued ? tokenizer.special("</mem>") : tokenizer.vocab.get("|") ?? -1);
   const s = sequences[0]!;
   const lossMask = [...s.lossMask];
   for (let i = 0; i < close; i++) lossMask[first.context.length + i] = 0;
@@ -240,6 +247,8 @@ export async function teacherDemonstrations(
     : [{ train: data.train, search: data.search }, ...data.aux];
   const episodes: Episode[] = [];
   const policyOf: ContextPolicy[] = [];
+  // run by the answers-only carry drill's teacher
+  const drilled: boolean[] = [];
   const per = Math.ceil(count / policies.length);
   for (const [p, contextPolicy] of policies.entries()) {
     for (const [w, world] of worlds.entries()) {
@@ -268,10 +277,11 @@ export async function teacherDemonstrations(
       });
       episodes.push(...run);
       policyOf.push(...run.map(() => contextPolicy));
+      drilled.push(...run.map(() => contextPolicy === "memory" && carry !== undefined));
     }
   }
   const kept = episodes.slice(0, count);
-  const sequences = kept.flatMap((e) => episodeSequences(e, data.tokenizer));
+  const sequences = kept.flatMap((e, n) => episodeSequences(e, data.tokenizer, drilled[n]!));
   return { sequences, episodes: kept, policies: policyOf.slice(0, count) };
 }
 

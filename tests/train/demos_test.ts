@@ -81,11 +81,11 @@ Deno.test("turnSequences(): a packed full-history episode gives every teacher to
   model.dispose();
 });
 
-Deno.test("teacherDemonstrations() with carry: each memory episode's memories start with the same 1-3 carried names and its answer lists them first; full-history episodes carry none", async () => {
+Deno.test("teacherDemonstrations() with carry: each memory episode's memories start with the same 1-3 carried names (given in the first, not learned) and its answer lists them first; full-history episodes carry none", async () => {
   const dir = await Deno.makeTempDir();
   await buildData(dir, 17, { trainCount: 12, testCount: 1, testObjectives: [1], trainObjectives: 2 });
   const data = await loadData(dir);
-  const { episodes, policies } = await teacherDemonstrations(data, {
+  const { sequences, episodes, policies } = await teacherDemonstrations(data, {
     count: 12,
     dropProbability: 0,
     seed: 4,
@@ -117,6 +117,16 @@ Deno.test("teacherDemonstrations() with carry: each memory episode's memories st
   });
   assert.deepEqual(policies.filter((p) => p === "memory").length, 6);
   assert.ok(lengths.size >= 2, `carried lengths ${[...lengths]}`);
+  // the carried names of the first memory, which no model could know, are given: every other teacher token is learned
+  const given = episodes.reduce((a, e, n) => {
+    if (policies[n] !== "memory") return a;
+    const w = words(e.turns[0]!.sampled);
+    return a + w.indexOf("|");
+  }, 0);
+  const sampled = episodes.reduce((a, e) => a + e.turns.reduce((b, t) => b + t.sampled.length, 0), 0);
+  const learned = sequences.reduce((a, s) => a + s.lossMask.filter((m) => m === 1).length, 0);
+  assert.ok(given >= 6, `${given} carried names`);
+  assert.equal(learned, sampled - given);
   await assert.rejects(
     teacherDemonstrations(data, { count: 2, dropProbability: 0, seed: 4, carry: { share: 1, max: 3 } }),
     /carry needs a chain memory/,
@@ -182,7 +192,8 @@ Deno.test("teacherDemonstrations() with carry.index: memory episodes continue a 
     seed: 4,
     memory: "state-chain-bare",
   });
-  const learned = (s: readonly { lossMask: readonly number[] }[]) => s.reduce((a, x) => a + x.lossMask.filter((m) => m === 1).length, 0);
+  const learned = (s: readonly { lossMask: readonly number[] }[]) =>
+    s.reduce((a, x) => a + x.lossMask.filter((m) => m === 1).length, 0);
   const sampled = episodes.reduce((a, e) => a + e.turns.reduce((b, t) => b + t.sampled.length, 0), 0);
   assert.equal(learned(sequences), sampled - given);
   assert.equal(
