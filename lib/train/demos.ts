@@ -187,8 +187,9 @@ export interface DemoOptions {
    * The memory-context episodes' drill of the answers' copy (`carriedAnswers`, names drawn from the main
    * world's entities; a chain memory only): its share of episodes and most names. With `index` the carried
    * answers are those of objectives of the world's other training questions, resolved before the episode
-   * (`carriedObjectives`, {@linkcode continueTask}; questions with a subject index). The full-history episodes
-   * never carry any. @default none
+   * (`carriedObjectives`, {@linkcode continueTask}; questions with a subject index). Either way what the first
+   * memory holds from before the question is given (no loss). The full-history episodes never carry any.
+   * @default none
    */
   carry?: { share: number; max: number; index?: boolean };
 }
