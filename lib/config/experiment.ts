@@ -146,7 +146,8 @@ export const SFT_CONFIG_SCHEMA = section({
   }),
   carryShare: inRange(0, 1).optional().meta({
     description: "A chain memory's drill of the answers' copy: the share of memory-context demonstrations whose " +
-      "memory starts with answers carried from before the question (names of the main world's entities), which " +
+      "memory starts with answers carried from before the question (names of the main world's entities, given in " +
+      "the first memory, not learned), which " +
       "every later memory copies and the final answer lists first (lists longer than the 1-4-objective questions " +
       "give; the full-history demonstrations carry none).",
     unset: "0",
