@@ -6,6 +6,8 @@ import { createModel } from "../../lib/model/params.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { scoreContinuations } from "../../lib/model/score.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
+import type { Episode } from "../../lib/env/rollout.ts";
+import type { LmSequence } from "../../lib/train/collate.ts";
 
 Deno.test("teacherDemonstrations(): loss only on the teacher's tokens, both context policies, full-history turns packed", async () => {
   const dir = await Deno.makeTempDir();
@@ -81,17 +83,28 @@ Deno.test("turnSequences(): a packed full-history episode gives every teacher to
   model.dispose();
 });
 
-Deno.test("teacherDemonstrations() with carry: each memory episode's memories start with the same 1-3 carried names (given in the first, not learned) and its answer lists them first; full-history episodes carry none", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 17, { trainCount: 12, testCount: 1, testObjectives: [1], trainObjectives: 2 });
-  const data = await loadData(dir);
-  const { sequences, episodes, policies } = await teacherDemonstrations(data, {
+/** 12 chain-memory demonstrations, every memory episode drilled (1-3 carried; `index`: a continued task). */
+function carryDemos(data: Awaited<ReturnType<typeof loadData>>, index: boolean) {
+  return teacherDemonstrations(data, {
     count: 12,
     dropProbability: 0,
     seed: 4,
     memory: "state-chain-bare",
-    carry: { share: 1, max: 3 },
+    carry: { share: 1, max: 3, ...(index ? { index } : {}) },
   });
+}
+
+/** Teacher tokens of the episodes, and those the sequences learn. */
+function tokenCounts(episodes: readonly Episode[], sequences: readonly LmSequence[]): [number, number] {
+  const sampled = episodes.reduce((a, e) => a + e.turns.reduce((b, t) => b + t.sampled.length, 0), 0);
+  return [sampled, sequences.reduce((a, x) => a + x.lossMask.filter((m) => m === 1).length, 0)];
+}
+
+Deno.test("teacherDemonstrations() with carry: each memory episode's memories start with the same 1-3 carried names (given in the first, not learned) and its answer lists them first; full-history episodes carry none", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 17, { trainCount: 12, testCount: 1, testObjectives: [1], trainObjectives: 2 });
+  const data = await loadData(dir);
+  const { sequences, episodes, policies } = await carryDemos(data, false);
   const words = (ids: readonly number[]) => decode(data.tokenizer, ids).split(" ");
   const lengths = new Set<number>();
   episodes.forEach((e, n) => {
@@ -123,8 +136,7 @@ Deno.test("teacherDemonstrations() with carry: each memory episode's memories st
     const w = words(e.turns[0]!.sampled);
     return a + w.indexOf("|");
   }, 0);
-  const sampled = episodes.reduce((a, e) => a + e.turns.reduce((b, t) => b + t.sampled.length, 0), 0);
-  const learned = sequences.reduce((a, s) => a + s.lossMask.filter((m) => m === 1).length, 0);
+  const [sampled, learned] = tokenCounts(episodes, sequences);
   assert.ok(given >= 6, `${given} carried names`);
   assert.equal(learned, sampled - given);
   await assert.rejects(
@@ -144,13 +156,7 @@ Deno.test("teacherDemonstrations() with carry.index: memory episodes continue a 
     subjectIndex: true,
   });
   const data = await loadData(dir);
-  const { sequences, episodes, policies } = await teacherDemonstrations(data, {
-    count: 12,
-    dropProbability: 0,
-    seed: 4,
-    memory: "state-chain-bare",
-    carry: { share: 1, max: 3, index: true },
-  });
+  const { sequences, episodes, policies } = await carryDemos(data, true);
   const words = (ids: readonly number[]) => decode(data.tokenizer, ids).split(" ");
   const counts = new Set<number>();
   let given = 0;
@@ -185,19 +191,15 @@ Deno.test("teacherDemonstrations() with carry.index: memory episodes continue a 
     given += first.indexOf("</mem>");
   });
   assert.ok(counts.size >= 2, `carried counts ${[...counts]}`);
-  // the given memories' words, and only they, are the learned tokens the same episodes lose
+  // the given memories' words, and only they, are the teacher tokens not learned; without carry every one is
+  const [sampled, learned] = tokenCounts(episodes, sequences);
+  assert.equal(learned, sampled - given);
   const plain = await teacherDemonstrations(data, {
     count: 12,
     dropProbability: 0,
     seed: 4,
     memory: "state-chain-bare",
   });
-  const learned = (s: readonly { lossMask: readonly number[] }[]) =>
-    s.reduce((a, x) => a + x.lossMask.filter((m) => m === 1).length, 0);
-  const sampled = episodes.reduce((a, e) => a + e.turns.reduce((b, t) => b + t.sampled.length, 0), 0);
-  assert.equal(learned(sequences), sampled - given);
-  assert.equal(
-    learned(plain.sequences),
-    plain.episodes.reduce((a, e) => a + e.turns.reduce((b, t) => b + t.sampled.length, 0), 0),
-  );
+  const [plainSampled, plainLearned] = tokenCounts(plain.episodes, plain.sequences);
+  assert.equal(plainLearned, plainSampled);
 });
