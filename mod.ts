@@ -256,6 +256,7 @@ export {
 } from "./lib/env/rollout.ts";
 export {
   carriedAnswers,
+  carriedObjectives,
   type CarryOptions,
   chainTeacherTurn,
   createTeacher,
@@ -342,6 +343,7 @@ export {
 export { type ConfigField, configFields, configHelp } from "./lib/config/config_help.ts";
 export { readRunConfig } from "./lib/config/run_config.ts";
 export {
+  continueTask,
   type DemoOptions,
   sftDemoOptions,
   tasksFromRecords,
