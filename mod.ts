@@ -208,6 +208,7 @@ export {
 export {
   buildQaSplits,
   type Hop,
+  indexedQuestion,
   makeSubQuestion,
   markerOf,
   numberedQuestion,
@@ -215,6 +216,7 @@ export {
   type QaItem,
   type QaSplitOptions,
   type QaSplits,
+  type SubjectIndex,
   type SubQuestion,
   type Template,
   TEMPLATES,

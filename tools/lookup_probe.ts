@@ -9,7 +9,8 @@
 // predicts at each answer the memory carries or appends (carryErrors: the right one, the list ended early, another
 // answer, ...; and how often the word it ranks first once `|` is ruled out is right), and, with a subject index, each
 // lookup of the think (thinkRecords: the next subject, its relations, the next hop, `answer`) and what it names
-// instead of the next subject (`answer`, an earlier or a later subject of the index).
+// instead of the next subject (`answer`, an earlier or a later subject of the index), and how often it is right by the
+// place in the index of the subject looked up.
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
 import { isStateMemory, stateLayout } from "../lib/env/teacher.ts";
@@ -108,6 +109,16 @@ await runTask(TASK, async ({ flags, positionals }) => {
             }`,
           );
         }
+        // right per place in the index of the word looked up (`answer`: one past the last subject)
+        const lookups = thinks.filter((r) => r.slot !== undefined);
+        const slots = [...new Set(lookups.map((r) => r.slot!))].sort((a, b) => a - b);
+        const right = (n: number) => {
+          const of = lookups.filter((r) => r.slot === n);
+          return `${n}: ${of.filter((r) => r.right).length}/${of.length}`;
+        };
+        console.log(
+          `${k} objectives, think, the next subject or answer right by its place  ${slots.map(right).join("  ")}`,
+        );
       }
     }
     model.dispose();

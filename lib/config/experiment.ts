@@ -36,6 +36,7 @@ const inRange = (lo: number, hi: number) => {
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: `must be one of ${values.join(", ")}` });
 const flag = () => z.boolean({ error: "must be true or false" });
+const INDEX_PLACES = 'must be true, false or "end"';
 const list = <T extends z.ZodType>(item: T) =>
   z.array(item, { error: "must be a non-empty list" }).min(1, { error: "must be a non-empty list" });
 const path = () => z.string({ error: "must be a path (a string)" }).min(1, { error: "must be a non-empty path" });
@@ -97,11 +98,13 @@ export const DATA_CONFIG_SCHEMA = section({
       "markers an 8-objective question has no word (entity names aside) that 1-4-objective training questions lack.",
     unset: "true",
   }),
-  subjectIndex: flag().optional().meta({
-    description: "Whether a question starts with its subjects in order, then ':' (the objective after one is the " +
-      "name after its subject there).",
-    unset: "false",
-  }),
+  subjectIndex: z.union([z.boolean({ error: INDEX_PLACES }), z.literal("end", { error: INDEX_PLACES })]).optional()
+    .meta({
+      description: "Whether a question starts with its subjects in order, then ':' (the objective after one is the " +
+        "name after its subject there); \"end\" lists them after the question's text instead (': zorbex vunom'), " +
+        "next to the memory.",
+      unset: "false",
+    }),
   distinctAnswers: flag().optional().meta({
     description: "Whether every subject and answer of a question is a different name (no answer repeats in a " +
       "memory or a final answer, so copying the list is a lookup by the word before, whatever its length).",

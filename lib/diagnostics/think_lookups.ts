@@ -45,9 +45,10 @@ export const SUBJECT_OUTCOMES = [
 export type SubjectOutcome = typeof SUBJECT_OUTCOMES[number];
 
 /**
- * The question's subject index of a sequence: the words between the first
- * `<|user|>` and the `:` after it (empty when the question has none, or
- * when a `<` tag comes first).
+ * The question's subject index of a sequence: the words of the first
+ * `<|user|>` message before its `:`, or after it where the text comes
+ * first (`data.subjectIndex: "end"`: the word before the `:` is the last
+ * objective's `?`); empty when the question has none.
  *
  * Source: this package (`data.subjectIndex`'s question format).
  *
@@ -61,18 +62,18 @@ export type SubjectOutcome = typeof SUBJECT_OUTCOMES[number];
  *
  * assert.deepEqual(subjectIndex(["<|system|>", "x", "<|end|>", "<|user|>", "zorbex", "vunom", ":", "zorbex", "was"]), ["zorbex", "vunom"]);
  * assert.deepEqual(subjectIndex(["<|user|>", "zorbex", "was", "born", "<|end|>"]), []);
+ * assert.deepEqual(subjectIndex(["<|user|>", "zorbex", "born", "?", ":", "zorbex", "vunom", "<|end|>"]), ["zorbex", "vunom"]);
  * ```
  */
 export function subjectIndex(words: readonly string[]): string[] {
   const user = words.indexOf("<|user|>");
   if (user < 0) return [];
-  const out: string[] = [];
-  for (let i = user + 1; i < words.length; i++) {
-    if (words[i] === ":") return out;
-    if (words[i]!.startsWith("<")) return [];
-    out.push(words[i]!);
-  }
-  return [];
+  const end = words.findIndex((w, i) => i > user && w.startsWith("<"));
+  const message = words.slice(user + 1, end < 0 ? words.length : end);
+  const colon = message.indexOf(":");
+  if (colon < 0) return [];
+  // `data.subjectIndex: "end"`: the text ends with `?`, the index follows the `:`
+  return message[colon - 1] === "?" ? message.slice(colon + 1) : message.slice(0, colon);
 }
 
 /**
@@ -176,6 +177,11 @@ export interface ThinkRecord {
   outcome?: SubjectOutcome;
   /** How many subjects the question's index holds. */
   subjects: number;
+  /**
+   * For `next subject` and `answer`: the wanted word's place in the index, 1-based (`answer`: one past the last
+   * subject), so a lookup's accuracy can be read per place.
+   */
+  slot?: number;
 }
 
 /**
@@ -203,7 +209,7 @@ export interface ThinkRecord {
  * const ids = encode(tok, `${context} | zorbex born kalmar </mem> <think> vunom founder born </think>`).ids;
  * const n = encode(tok, context).ids.length;
  * const records = await thinkRecords(model, tok, [{ tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }]);
- * assert.deepEqual(records.map((r) => [r.kind, r.subjects]), [["next subject", 2], ["relations", 2], ["relations", 2]]);
+ * assert.deepEqual(records.map((r) => [r.kind, r.subjects, r.slot]), [["next subject", 2, 2], ["relations", 2, undefined], ["relations", 2, undefined]]);
  * assert.equal(records[0]!.outcome === "right", records[0]!.right);
  * model.dispose();
  * ```
@@ -227,6 +233,7 @@ export async function thinkRecords(
         right: got === words[i],
         ...(looksUp ? { outcome: subjectOutcome(got, words[i]!, index) } : {}),
         subjects: index.length,
+        ...(looksUp ? { slot: kind === "answer" ? index.length + 1 : index.indexOf(words[i]!) + 1 } : {}),
       });
     }
   });

@@ -253,9 +253,41 @@ export interface QaSplitOptions {
    * list (a one-word lookup, an induction head's), and none follows the
    * last one; without it, the next objective is the first word after the
    * next `;` past the subject, which the SFT policy found 62 % of the time
-   * at 2 objectives. @default false
+   * at 2 objectives. `"end"` writes the same list after the question's
+   * text (`zorbex was born in which city ? ; vunom … ? : zorbex vunom`),
+   * next to the memory and the turn, so the lookup's distance from the
+   * think does not grow with the text of more objectives. @default false
    */
-  subjectIndex?: boolean;
+  subjectIndex?: SubjectIndex;
+}
+
+/** Where a question lists its subjects ({@linkcode QaSplitOptions}' `subjectIndex`): nowhere, first, or last. */
+export type SubjectIndex = boolean | "end";
+
+/**
+ * A question's text with its subject index: `subjects : text` (`true`),
+ * `text : subjects` (`"end"`), or the text alone (`false`).
+ *
+ * Source: this package.
+ *
+ * @param text The objectives' text.
+ * @param subjects The subjects, in the objectives' order.
+ * @param place Where the index goes.
+ * @returns The question.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { indexedQuestion } from "./questions.ts";
+ *
+ * assert.equal(indexedQuestion("zorbex was born in which city ?", ["zorbex"], true), "zorbex : zorbex was born in which city ?");
+ * assert.equal(indexedQuestion("zorbex was born in which city ?", ["zorbex"], "end"), "zorbex was born in which city ? : zorbex");
+ * assert.equal(indexedQuestion("zorbex was born in which city ?", ["zorbex"], false), "zorbex was born in which city ?");
+ * ```
+ */
+export function indexedQuestion(text: string, subjects: readonly string[], place: SubjectIndex): string {
+  if (place === false) return text;
+  return place === "end" ? `${text} : ${subjects.join(" ")}` : `${subjects.join(" ")} : ${text}`;
 }
 
 /** Train questions and one test set per objective count. */
@@ -277,7 +309,7 @@ function makeQuestion(
   order?: number[],
   named = true,
   distinctAnswers = false,
-  subjectIndex = false,
+  subjectIndex: SubjectIndex = false,
 ): QaItem {
   const types = [...subjects.keys()].filter((t) => subjects.get(t)!.length > 0);
   const chosen = new Set<string>();
@@ -306,7 +338,7 @@ function makeQuestion(
     ? numberedQuestion(subQuestions, order)
     : (order ?? subQuestions.map((_, i) => i)).map((i) => subQuestions[i]!.text).join(" ; ");
   return {
-    question: subjectIndex ? `${subQuestions.map((q) => q.subject).join(" ")} : ${parts}` : parts,
+    question: indexedQuestion(parts, subQuestions.map((q) => q.subject), subjectIndex),
     subQuestions,
     targets: subQuestions.map((q) => [q.answer]),
   };

@@ -103,12 +103,12 @@ function extends_(tokens: readonly number[], prefix: readonly number[]): boolean
 /**
  * A task continued from a longer one (`sft.carryIndex`): the carried
  * objectives ({@linkcode carriedObjectives}) resolved before the episode,
- * their subjects first in the question's subject index. The question's text
+ * their subjects first in the question's subject index (at its start or its end). The question's text
  * and targets are its own (the scripted teacher reads only the sub-questions).
  *
  * Source: this package.
  *
- * @param task A task whose question starts with its subject index (`data.subjectIndex`).
+ * @param task A task whose question starts or ends with its subject index (`data.subjectIndex`).
  * @param carried The objectives resolved before it.
  * @returns The continued task (the task itself when nothing is carried).
  *
@@ -122,6 +122,8 @@ function extends_(tokens: readonly number[], prefix: readonly number[]): boolean
  * const next = continueTask(task, [one("zorbex", "kalmar")]);
  * assert.equal(next.question, "zorbex vunom : vunom was born in which city ?");
  * assert.deepEqual([next.subQuestions!.map((q) => q.subject), next.doneBefore], [["zorbex", "vunom"], 1]);
+ * const end = continueTask({ ...task, question: "vunom was born in which city ? : vunom" }, [one("zorbex", "kalmar")]);
+ * assert.equal(end.question, "vunom was born in which city ? : zorbex vunom");
  * assert.throws(() => continueTask({ ...task, question: "vunom was born in which city ?" }, [one("zorbex", "kalmar")]), /subject index/);
  * ```
  */
@@ -129,15 +131,19 @@ export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[])
   if (carried.length === 0) return task;
   const subs = task.subQuestions ?? [];
   const words = task.question.split(" ");
-  if (subs.length === 0 || words[subs.length] !== ":" || subs.some((q, i) => words[i] !== q.subject)) {
+  const n = subs.length;
+  const first = words[n] === ":" && subs.every((q, i) => words[i] === q.subject);
+  const last = words.at(-n - 1) === ":" && subs.every((q, i) => words.at(i - n) === q.subject);
+  if (n === 0 || !(first || last)) {
     throw new RangeError(
-      `Cannot continue a task whose question does not start with its subject index (data.subjectIndex): ` +
+      `Cannot continue a task whose question does not start or end with its subject index (data.subjectIndex): ` +
         `question ${JSON.stringify(task.question)}`,
     );
   }
+  const names = carried.map((q) => q.subject);
   return {
     ...task,
-    question: [...carried.map((q) => q.subject), task.question].join(" "),
+    question: (first ? [...names, ...words] : [...words.slice(0, -n), ...names, ...words.slice(-n)]).join(" "),
     subQuestions: [...carried, ...subs],
     doneBefore: carried.length,
   };

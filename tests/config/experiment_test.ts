@@ -55,6 +55,11 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   );
   assert.equal(resolveConfig("quick", { rl: { memSpanWeight: "span" } }).rl.memSpanWeight, "span");
   assert.throws(
+    () => resolveConfig("quick", { data: { subjectIndex: "start" as never } }),
+    /data.subjectIndex must be true, false or "end", current value is "start"/,
+  );
+  assert.equal(resolveConfig("quick", { data: { subjectIndex: "end" } }).data.subjectIndex, "end");
+  assert.throws(
     () => resolveConfig("quick", { rl: { memCredit: "gated" as never } }),
     /rl.memCredit must be one of mempo, infomem, current value is "gated"/,
   );

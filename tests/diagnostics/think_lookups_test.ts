@@ -6,17 +6,22 @@ import { createModel } from "../../lib/model/params.ts";
 import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
 import { THINK_KINDS, thinkPositions, thinkRecords } from "../../lib/diagnostics/think_lookups.ts";
 
-Deno.test("thinkPositions(): per question of k objectives, k next subjects, one answer, every relation once and two words per later hop; linked: k subjects copied", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 6, {
-    trainCount: 4,
-    testCount: 5,
-    testObjectives: [3],
-    markers: false,
-    distinctAnswers: true,
-    subjectIndex: true,
-  });
-  const data = await loadData(dir);
+Deno.test("thinkPositions(): per question of k objectives, k next subjects, one answer, every relation once and two words per later hop; linked: k subjects copied; the index first or last", async () => {
+  for (const place of [true, "end"] as const) {
+    const dir = await Deno.makeTempDir();
+    await buildData(dir, 6, {
+      trainCount: 4,
+      testCount: 5,
+      testObjectives: [3],
+      markers: false,
+      distinctAnswers: true,
+      subjectIndex: place,
+    });
+    await countsOff(await loadData(dir), String(place));
+  }
+});
+
+async function countsOff(data: Awaited<ReturnType<typeof loadData>>, place: string): Promise<void> {
   const records = data.test.get(3)!;
   // counted off the questions: a think names a new subject with all its relations; each later hop is `entity relation`
   const subs = records.flatMap((r) => r.subQuestions!);
@@ -42,7 +47,7 @@ Deno.test("thinkPositions(): per question of k objectives, k next subjects, one 
       for (const s of sequences) for (const [, kind] of thinkPositions(data.tokenizer, s)) counts[kind]! += 1;
       // linked: the subject just finished is copied before the next one and before `answer`
       const copied = memory === "state-chain-linked" ? subs.length : 0;
-      assert.deepEqual(counts, { ...want, "subject copied": copied }, memory);
+      assert.deepEqual(counts, { ...want, "subject copied": copied }, `${memory}, index ${place}`);
       // every think word once: as many as the step table's think, and as many right
       const scored = await thinkRecords(model, data.tokenizer, sequences);
       const cell = (await stepAccuracy(model, data.tokenizer, sequences, { chain: true })).find((c) =>
@@ -56,11 +61,14 @@ Deno.test("thinkPositions(): per question of k objectives, k next subjects, one 
         assert.equal(r.outcome !== undefined, looksUp);
         if (looksUp) assert.equal(r.outcome === "right", r.right);
       }
+      // per question, the subjects looked up at places 1, 2, 3 of the index, `answer` one past them
+      const slots = scored.filter((r) => r.slot !== undefined).map((r) => r.slot);
+      assert.deepEqual(slots, records.flatMap(() => [1, 2, 3, 4]), `${memory}, index ${place}`);
     }
   } finally {
     model.dispose();
   }
-});
+}
 
 Deno.test("thinkPositions(): a question without a subject index has no think lookups to sort", async () => {
   const dir = await Deno.makeTempDir();
