@@ -441,7 +441,13 @@ export {
   probeTurns,
   reverseObjectives,
 } from "./lib/diagnostics/copy_diagnostic.ts";
-export { type Hits, probeHits, teacherForcedArgmax, teacherForcedHits } from "./lib/diagnostics/teacher_forced.ts";
+export {
+  type Hits,
+  probeHits,
+  teacherForcedArgmax,
+  teacherForcedArgmaxes,
+  teacherForcedHits,
+} from "./lib/diagnostics/teacher_forced.ts";
 export {
   CARRY_OUTCOMES,
   carryErrors,

@@ -17,7 +17,7 @@ import { parseStateMemory } from "../env/teacher.ts";
 import type { Model } from "../model/params.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { stepPositions } from "./step_diagnostic.ts";
-import { teacherForcedArgmax } from "./teacher_forced.ts";
+import { teacherForcedArgmaxes } from "./teacher_forced.ts";
 
 /** What the policy predicts at a carried answer, in the order they are reported. */
 export const CARRY_OUTCOMES = [
@@ -150,11 +150,14 @@ export async function carryRecords(
       at: stepPositions(tokenizer, s, options).filter((p): p is [number, CarryStep] => isCarry(p[1])),
     }))
     .filter((x) => x.at.length > 0);
-  const predicted = await teacherForcedArgmax(model, tokenizer, items.map((x) => x.s));
+  // what it writes, and what it writes once `|` is ruled out: one pass
   const end = tokenizer.vocab.get("|");
-  const unlessEnded = end === undefined
-    ? undefined
-    : await teacherForcedArgmax(model, tokenizer, items.map((x) => x.s), { exclude: [end] });
+  const [predicted, unlessEnded] = await teacherForcedArgmaxes(
+    model,
+    tokenizer,
+    items.map((x) => x.s),
+    end === undefined ? [[]] : [[], [end]],
+  );
   const out: CarryRecord[] = [];
   items.forEach(({ s, at }, n) => {
     const words = s.tokens.map((id) => tokenizer.tokens[id] ?? "");
@@ -163,7 +166,7 @@ export async function carryRecords(
       const close = words.lastIndexOf("</mem>", i);
       const open = words.lastIndexOf("<mem>", close);
       const previous = parseStateMemory(words.slice(open + 1, close), options);
-      const got = tokenizer.tokens[predicted[n]![i]!] ?? "";
+      const got = tokenizer.tokens[predicted![n]![i]!] ?? "";
       out.push({
         step,
         outcome: carryOutcome(got, words[i]!, previous, words.slice(0, i)),

@@ -138,10 +138,49 @@ export async function teacherForcedArgmax(
   sequences: readonly LmSequence[],
   options: { exclude?: readonly number[] } = {},
 ): Promise<Int32Array[]> {
-  const out = sequences.map((s) => new Int32Array(s.tokens.length).fill(-1));
+  return (await teacherForcedArgmaxes(model, tokenizer, sequences, [options.exclude ?? []]))[0]!;
+}
+
+/**
+ * {@linkcode teacherForcedArgmax} under several sets of excluded tokens from
+ * one forward pass: one result per set, in order (`[[], [id]]`: what the
+ * policy writes, and what it writes once `id` is ruled out).
+ *
+ * Source: this package.
+ *
+ * @param model The policy.
+ * @param tokenizer Its tokenizer (the padding id).
+ * @param sequences The sequences (their loss masks are not read).
+ * @param excludes The sets of token ids ruled out, one result each.
+ * @returns Per set, one array per sequence, as long as it.
+ *
+ * @example The same as one call per set
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { teacherForcedArgmax, teacherForcedArgmaxes } from "./teacher_forced.ts";
+ *
+ * const tok = buildTokenizer(["a b c"]);
+ * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const ids = encode(tok, "a b c a b").ids;
+ * const s = [{ tokens: ids, lossMask: ids.map(() => 1) }];
+ * const [plain, without] = await teacherForcedArgmaxes(model, tok, s, [[], [ids[2]!, ids[3]!]]);
+ * assert.deepEqual(plain, await teacherForcedArgmax(model, tok, s));
+ * assert.deepEqual(without, await teacherForcedArgmax(model, tok, s, { exclude: [ids[2]!, ids[3]!] }));
+ * model.dispose();
+ * ```
+ */
+export async function teacherForcedArgmaxes(
+  model: Model,
+  tokenizer: Tokenizer,
+  sequences: readonly LmSequence[],
+  excludes: readonly (readonly number[])[],
+): Promise<Int32Array[][]> {
+  const out = excludes.map(() => sequences.map((s) => new Int32Array(s.tokens.length).fill(-1)));
   if (sequences.length === 0) return out;
-  const exclude = options.exclude ?? [];
-  for (const id of exclude) {
+  for (const id of excludes.flat()) {
     if (!(Number.isInteger(id) && id >= 0 && id < model.config.vocabSize)) {
       throw new RangeError(
         `Cannot score teacherForcedArgmax: exclude holds ${id}, which must be a token id in [0, ${model.config.vocabSize})`,
@@ -150,40 +189,44 @@ export async function teacherForcedArgmax(
   }
   const fused = fuseWeights(model);
   const projection = outputProjection(model);
-  // −∞ on the excluded ids (a row added to every position's logits)
-  const ruledOut = exclude.length === 0 ? undefined : tf.tidy(() => {
-    const row = new Float32Array(model.config.vocabSize);
-    for (const id of exclude) row[id] = -Infinity;
-    return tf.tensor1d(row);
-  });
+  // −∞ on each set's excluded ids (a row added to every position's logits)
+  const ruledOut = excludes.map((exclude) =>
+    exclude.length === 0 ? undefined : tf.tidy(() => {
+      const row = new Float32Array(model.config.vocabSize);
+      for (const id of exclude) row[id] = -Infinity;
+      return tf.tensor1d(row);
+    })
+  );
   try {
     const order = sequences.map((_, n) => n);
     for (const chunk of chunksByTokens(order, (n) => sequences[n]!.tokens.length, 32, 4096)) {
       const batch = collateLm(chunk.map((n) => sequences[n]!), tokenizer.padId);
-      let predicted: ArrayLike<number>;
+      const predicted: ArrayLike<number>[] = [];
       try {
-        const argmax = tf.tidy(() => {
+        const argmaxes = tf.tidy(() => {
           const logits = outputLogits(model, forwardHidden(model, batch.tokens, { fused }).hidden, projection);
-          return tf.argMax(ruledOut ? tf.add(logits, ruledOut) : logits, -1);
+          return ruledOut.map((row) => tf.argMax(row ? tf.add(logits, row) : logits, -1));
         });
         try {
-          predicted = await argmax.data();
+          for (const argmax of argmaxes) predicted.push(await argmax.data());
         } finally {
-          argmax.dispose();
+          tf.dispose(argmaxes);
         }
       } finally {
         disposeLmBatch(batch);
       }
       const L = batch.tokens.shape[1];
-      chunk.forEach((n, b) => {
-        const p = out[n]!;
-        for (let i = 1; i < p.length; i++) p[i] = predicted[b * L + i - 1]!;
-      });
+      predicted.forEach((got, e) =>
+        chunk.forEach((n, b) => {
+          const p = out[e]![n]!;
+          for (let i = 1; i < p.length; i++) p[i] = got[b * L + i - 1]!;
+        })
+      );
     }
   } finally {
     disposeFusedWeights(fused);
     projection.dispose();
-    ruledOut?.dispose();
+    tf.dispose(ruledOut.filter((t) => t !== undefined));
   }
   return out;
 }
