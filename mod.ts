@@ -216,6 +216,7 @@ export {
   type QaItem,
   type QaSplitOptions,
   type QaSplits,
+  splitIndexedQuestion,
   type SubjectIndex,
   type SubQuestion,
   type Template,
@@ -448,6 +449,7 @@ export {
   teacherForcedArgmaxes,
   teacherForcedHits,
 } from "./lib/diagnostics/teacher_forced.ts";
+export { type Lengthening, LENGTHENINGS, lengthenQuestion } from "./lib/diagnostics/longer_questions.ts";
 export {
   CARRY_OUTCOMES,
   carryErrors,

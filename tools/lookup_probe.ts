@@ -10,7 +10,9 @@
 // answer, ...; and how often the word it ranks first once `|` is ruled out is right), and, with a subject index, each
 // lookup of the think (thinkRecords: the next subject, its relations, the next hop, `answer`) and what it names
 // instead of the next subject (`answer`, an earlier or a later subject of the index), and how often it is right by the
-// place in the index of the subject looked up.
+// place in the index of the subject looked up; then the same on the 2-objective questions lengthened by six other
+// objectives' text, or by the same words as filler (lengthenQuestion): the work the same, the question as long as an
+// 8-objective one.
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
 import { isStateMemory, stateLayout } from "../lib/env/teacher.ts";
@@ -25,6 +27,7 @@ import {
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
 import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
 import { SUBJECT_OUTCOMES, THINK_KINDS, thinkRecords } from "../lib/diagnostics/think_lookups.ts";
+import { LENGTHENINGS, lengthenQuestion } from "../lib/diagnostics/longer_questions.ts";
 
 const TASK = {
   name: "deno run -A tools/lookup_probe.ts",
@@ -119,6 +122,33 @@ await runTask(TASK, async ({ flags, positionals }) => {
         console.log(
           `${k} objectives, think, the next subject or answer right by its place  ${slots.map(right).join("  ")}`,
         );
+      }
+    }
+    // the think's lookups on the 2-objective questions made as long as 8-objective ones, the work the same
+    const two = data.test.get(2)?.slice(0, config.eval.questions) ?? [];
+    const donors = data.test.get(Math.max(...data.test.keys())) ?? [];
+    const lookups = async (records: typeof two) =>
+      await thinkRecords(model, data.tokenizer, await probeTurns(data, records, { ...probe, memory }));
+    if (two.length > 0 && donors.length > 0 && (await lookups(two.slice(0, 1))).length > 0) {
+      for (const how of ["none", ...LENGTHENINGS] as const) {
+        const records = how === "none" ? two : two.map((r, i) => ({
+          ...r,
+          question: lengthenQuestion(
+            r.question,
+            (r.subQuestions ?? []).map((q) => q.subject),
+            (donors[i % donors.length]!.subQuestions ?? []).slice(0, 6),
+            how,
+          ),
+        }));
+        const thinks = await lookups(records);
+        const cells = THINK_KINDS.map((kind) => thinks.filter((r) => r.kind === kind))
+          .filter((of) => of.length > 0)
+          .map((of) =>
+            `${of[0]!.kind} ${(100 * of.filter((r) => r.right).length / of.length).toFixed(0)}% (${of.length})`
+          );
+        const words = records.reduce((a, r) => a + r.question.split(" ").length, 0) / records.length;
+        const label = how === "none" ? "as they are" : `+ 6 objectives' words as ${how}`;
+        console.log(`2 objectives, ${label} (question ${words.toFixed(0)} words), think  ${cells.join("  ")}`);
       }
     }
     model.dispose();

@@ -290,6 +290,43 @@ export function indexedQuestion(text: string, subjects: readonly string[], place
   return place === "end" ? `${text} : ${subjects.join(" ")}` : `${subjects.join(" ")} : ${text}`;
 }
 
+/**
+ * The inverse of {@linkcode indexedQuestion}: a question's subject index and
+ * text, and where the index is; `undefined` when the question neither starts
+ * nor ends with the `n` subjects given and a `:`.
+ *
+ * Source: this package.
+ *
+ * @param question The question.
+ * @param subjects Its subjects, in order.
+ * @returns The index's place, and the text without it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitIndexedQuestion } from "./questions.ts";
+ *
+ * assert.deepEqual(splitIndexedQuestion("zorbex : zorbex was born in which city ?", ["zorbex"]), { place: true, text: "zorbex was born in which city ?" });
+ * assert.deepEqual(splitIndexedQuestion("zorbex was born in which city ? : zorbex", ["zorbex"]), { place: "end", text: "zorbex was born in which city ?" });
+ * assert.equal(splitIndexedQuestion("zorbex was born in which city ?", ["zorbex"]), undefined);
+ * ```
+ */
+export function splitIndexedQuestion(
+  question: string,
+  subjects: readonly string[],
+): { place: true | "end"; text: string } | undefined {
+  const words = question.split(" ");
+  const n = subjects.length;
+  if (n === 0) return undefined;
+  if (words[n] === ":" && subjects.every((q, i) => words[i] === q)) {
+    return { place: true, text: words.slice(n + 1).join(" ") };
+  }
+  if (words.at(-n - 1) === ":" && subjects.every((q, i) => words.at(i - n) === q)) {
+    return { place: "end", text: words.slice(0, -n - 1).join(" ") };
+  }
+  return undefined;
+}
+
 /** Train questions and one test set per objective count. */
 export interface QaSplits {
   /** Training questions (train subjects only). */

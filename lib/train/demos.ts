@@ -9,7 +9,7 @@ import type { LoadedData } from "../data/build.ts";
 import type { QaRecord } from "../data/dataset.ts";
 import { type ContextPolicy } from "../env/context.ts";
 import { carriedObjectives, createTeacher, type MemoryFormat } from "../env/teacher.ts";
-import type { SubQuestion } from "../env/questions.ts";
+import { indexedQuestion, splitIndexedQuestion, type SubQuestion } from "../env/questions.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import type { LmSequence } from "./collate.ts";
 import { DEFAULT_CARRY_MAX, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
@@ -130,20 +130,16 @@ function extends_(tokens: readonly number[], prefix: readonly number[]): boolean
 export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[]): EpisodeTask {
   if (carried.length === 0) return task;
   const subs = task.subQuestions ?? [];
-  const words = task.question.split(" ");
-  const n = subs.length;
-  const first = words[n] === ":" && subs.every((q, i) => words[i] === q.subject);
-  const last = words.at(-n - 1) === ":" && subs.every((q, i) => words.at(i - n) === q.subject);
-  if (n === 0 || !(first || last)) {
+  const split = splitIndexedQuestion(task.question, subs.map((q) => q.subject));
+  if (split === undefined) {
     throw new RangeError(
       `Cannot continue a task whose question does not start or end with its subject index (data.subjectIndex): ` +
         `question ${JSON.stringify(task.question)}`,
     );
   }
-  const names = carried.map((q) => q.subject);
   return {
     ...task,
-    question: (first ? [...names, ...words] : [...words.slice(0, -n), ...names, ...words.slice(-n)]).join(" "),
+    question: indexedQuestion(split.text, [...carried, ...subs].map((q) => q.subject), split.place),
     subQuestions: [...carried, ...subs],
     doneBefore: carried.length,
   };
