@@ -223,6 +223,7 @@ export {
   TEMPLATES,
   testSubjectCount,
 } from "./lib/env/questions.ts";
+export { type Lengthening, LENGTHENINGS, lengthenQuestion } from "./lib/env/longer_questions.ts";
 export { buildSearchIndex, formatInformation, NO_RESULTS, type SearchHit, type SearchIndex } from "./lib/env/search.ts";
 export { extractSolution, type FormatCheck, type ParsedTurn, parseTurn, validateFormat } from "./lib/env/format.ts";
 export {
@@ -352,6 +353,7 @@ export {
   tasksFromRecords,
   teacherDemonstrations,
   turnSequences,
+  withFiller,
 } from "./lib/train/demos.ts";
 export { type SftLogRow, trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
 export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
@@ -449,7 +451,6 @@ export {
   teacherForcedArgmaxes,
   teacherForcedHits,
 } from "./lib/diagnostics/teacher_forced.ts";
-export { type Lengthening, LENGTHENINGS, lengthenQuestion } from "./lib/diagnostics/longer_questions.ts";
 export {
   CARRY_OUTCOMES,
   carryErrors,

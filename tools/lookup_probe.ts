@@ -27,7 +27,7 @@ import {
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
 import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
 import { SUBJECT_OUTCOMES, THINK_KINDS, thinkRecords } from "../lib/diagnostics/think_lookups.ts";
-import { LENGTHENINGS, lengthenQuestion } from "../lib/diagnostics/longer_questions.ts";
+import { LENGTHENINGS, lengthenQuestion } from "../lib/env/longer_questions.ts";
 
 const TASK = {
   name: "deno run -A tools/lookup_probe.ts",

@@ -167,6 +167,13 @@ export const SFT_CONFIG_SCHEMA = section({
       "questions give.",
     unset: "false",
   }),
+  questionFiller: int(0).optional().meta({
+    description: "Memory-context demonstrations' questions made longer, not harder: each gets, before its text, " +
+      "the words of 0 to this many objectives of other training questions less every ';' and '?' (filler that " +
+      "names no objective), so the lookups in the question meet the lengths that questions of more objectives " +
+      "have; the full-history demonstrations get none.",
+    unset: "0",
+  }),
   teacherMemory: oneOf(MEMORY_FORMATS).optional().meta({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
       "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +

@@ -11,6 +11,8 @@ import { type ContextPolicy } from "../env/context.ts";
 import { carriedObjectives, createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import { indexedQuestion, splitIndexedQuestion, type SubQuestion } from "../env/questions.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
+import { lengthenQuestion } from "../env/longer_questions.ts";
+import { createRng, hashSeed, hashString } from "../random.ts";
 import type { LmSequence } from "./collate.ts";
 import { DEFAULT_CARRY_MAX, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 
@@ -146,6 +148,51 @@ export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[])
 }
 
 /**
+ * A task whose question has filler before its text: the words of 0 … `max`
+ * objectives drawn from `pool` (none of the question's own names), less
+ * every `;` and `?` ({@linkcode lengthenQuestion}); the count and the
+ * objectives are seeded by the question, so a run's demonstrations are the
+ * same every time.
+ *
+ * Source: this package (`sft.questionFiller`).
+ *
+ * @param task The task.
+ * @param pool Objectives to take words from.
+ * @param max Most objectives' words.
+ * @param seed Seed.
+ * @returns The task with the longer question (the task itself when none is drawn).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withFiller } from "./demos.ts";
+ *
+ * const one = (subject: string, answer: string) => ({ text: `${subject} was born in which city ?`, subject, answer, hops: [{ entity: subject, relation: "born" as const, answer }] });
+ * const task = { question: "vunom : vunom was born in which city ?", targets: [["tesla"]], groupId: 0, subQuestions: [one("vunom", "tesla")] };
+ * const pool = [one("zorbex", "kalmar"), one("kata", "olvan")];
+ * const longer = [0, 1, 2, 3, 4, 5].map((seed) => withFiller(task, pool, 2, seed).question);
+ * assert.ok(longer.every((q) => q.startsWith("vunom : ") && q.endsWith("vunom was born in which city ?")));
+ * assert.ok(longer.some((q) => q.length > task.question.length));
+ * assert.ok(longer.every((q) => q.split(" ").filter((w) => w === "?").length === 1));
+ * ```
+ */
+export function withFiller(task: EpisodeTask, pool: readonly SubQuestion[], max: number, seed: number): EpisodeTask {
+  const rng = createRng(hashSeed(seed + 13, hashString(task.question)));
+  const count = rng.int(max + 1);
+  const own = new Set(
+    (task.subQuestions ?? []).flatMap((q) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])]),
+  );
+  const extra: SubQuestion[] = [];
+  for (let draws = 0; extra.length < count && draws < 100 * (count + 1); draws++) {
+    const q = pool[rng.int(pool.length)]!;
+    if (!q.text.split(" ").some((w) => own.has(w))) extra.push(q);
+  }
+  if (extra.length === 0) return task;
+  const subjects = (task.subQuestions ?? []).map((q) => q.subject);
+  return { ...task, question: lengthenQuestion(task.question, subjects, extra, "filler") };
+}
+
+/**
  * The sequences of one episode. What the first memory holds from before the
  * question is given, not learned (no model could know it): a continued
  * task's whole first memory ({@linkcode continueTask}), or the names an
@@ -194,6 +241,13 @@ export interface DemoOptions {
    * @default none
    */
   carry?: { share: number; max: number; index?: boolean };
+  /**
+   * The memory-context episodes' questions made longer, not harder (`sft.questionFiller`): each gets, before its
+   * text, the words of 0 … `filler` objectives of the world's other training questions less every `;` and `?`
+   * ({@linkcode lengthenQuestion}'s `"filler"`), so the lookups in the question meet lengths that questions of
+   * more objectives have. The full-history episodes get none. @default 0
+   */
+  filler?: number;
 }
 
 /**
@@ -258,6 +312,10 @@ export async function teacherDemonstrations(
       const n = Math.floor(per / worlds.length) + (w < per % worlds.length ? 1 : 0);
       const records = Array.from({ length: n }, (_, i) => world.train[(p * n + i) % world.train.length]!);
       let tasks = tasksFromRecords(records);
+      if (contextPolicy === "memory" && (options.filler ?? 0) > 0) {
+        const pool = world.train.flatMap((r) => r.subQuestions ?? []);
+        tasks = tasks.map((task) => withFiller(task, pool, options.filler!, seed));
+      }
       if (contextPolicy === "memory" && drill?.index) {
         // a share of the memory episodes continue a longer task: objectives of the world's other questions
         const pool = world.train.flatMap((r) => r.subQuestions ?? []);
@@ -324,6 +382,7 @@ export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): 
         },
       }
       : {}),
+    ...(config.sft.questionFiller ? { filler: config.sft.questionFiller } : {}),
     maxPositions,
     maxTurnTokens: config.rl.maxTurnTokens,
   };

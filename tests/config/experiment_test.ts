@@ -60,6 +60,12 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   );
   assert.equal(resolveConfig("quick", { data: { subjectIndex: "end" } }).data.subjectIndex, "end");
   assert.throws(
+    () => resolveConfig("quick", { sft: { questionFiller: -1 } }),
+    /sft.questionFiller must be an integer ≥ 0, current value is -1/,
+  );
+  assert.equal(sftDemoOptions(resolveConfig("quick", { sft: { questionFiller: 4 } }), 512).filler, 4);
+  assert.equal(sftDemoOptions(resolveConfig("quick"), 512).filler, undefined);
+  assert.throws(
     () => resolveConfig("quick", { rl: { memCredit: "gated" as never } }),
     /rl.memCredit must be one of mempo, infomem, current value is "gated"/,
   );

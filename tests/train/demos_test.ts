@@ -203,3 +203,38 @@ Deno.test("teacherDemonstrations() with carry.index: memory episodes continue a 
   const [plainSampled, plainLearned] = tokenCounts(plain.episodes, plain.sequences);
   assert.equal(plainLearned, plainSampled);
 });
+
+Deno.test("teacherDemonstrations() with filler: memory episodes' questions longer by words of 0-3 other objectives (no ; or ?), the teacher's turns and rewards the same; full-history questions untouched", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 19, {
+    trainCount: 16,
+    testCount: 1,
+    testObjectives: [1],
+    trainObjectives: 2,
+    distinctAnswers: true,
+    subjectIndex: true,
+  });
+  const data = await loadData(dir);
+  const options = { count: 16, dropProbability: 0, seed: 4, memory: "state-chain-bare" as const };
+  const plain = await teacherDemonstrations(data, options);
+  const longer = await teacherDemonstrations(data, { ...options, filler: 3 });
+  const added = new Set<number>();
+  longer.episodes.forEach((e, n) => {
+    const p = plain.episodes[n]!;
+    assert.equal(e.reward, 1);
+    // the turns the teacher writes are the same
+    assert.deepEqual(e.turns.map((t) => t.text), p.turns.map((t) => t.text));
+    const extra = e.task.question.split(" ").length - p.task.question.split(" ").length;
+    if (longer.policies[n] === "full") {
+      assert.equal(extra, 0, "full history: the question as it is");
+      return;
+    }
+    added.add(extra);
+    const count = (q: string, w: string) => q.split(" ").filter((x) => x === w).length;
+    for (const w of [";", "?", ":"]) assert.equal(count(e.task.question, w), count(p.task.question, w), w);
+    // the filler goes before the text: the index and the text end the question as they did
+    assert.ok(e.task.question.endsWith(p.task.question.slice(p.task.question.indexOf(":") + 2)));
+    assert.ok(e.task.question.startsWith(p.task.question.slice(0, p.task.question.indexOf(":") + 2)));
+  });
+  assert.ok(added.has(0) && [...added].some((n) => n > 10), `words added ${[...added]}`);
+});

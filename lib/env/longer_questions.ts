@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { indexedQuestion, splitIndexedQuestion, type SubQuestion } from "../env/questions.ts";
+import { indexedQuestion, splitIndexedQuestion, type SubQuestion } from "./questions.ts";
 
 /** How {@linkcode lengthenQuestion} lengthens: more objectives' text, or the same words as filler. */
 export const LENGTHENINGS = ["objectives", "filler"] as const;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { teacherDemonstrations } from "../../lib/train/demos.ts";
 import { thinkPositions } from "../../lib/diagnostics/think_lookups.ts";
-import { lengthenQuestion } from "../../lib/diagnostics/longer_questions.ts";
+import { lengthenQuestion } from "../../lib/env/longer_questions.ts";
 
 Deno.test("lengthenQuestion(): the teacher's turns are the question's own, each context longer by the words added; the think's lookups the same, at the same places of the index", async () => {
   for (const place of [true, "end"] as const) {
