@@ -174,6 +174,11 @@ export const SFT_CONFIG_SCHEMA = section({
       "have; the full-history demonstrations get none.",
     unset: "0",
   }),
+  fillerWords: oneOf(["objectives", "random"]).optional().meta({
+    description: "The words of sft.questionFiller: objectives (the drawn objectives' own words) or random (as many " +
+      "words drawn from the tokenizer's, none of the question's names).",
+    unset: "objectives",
+  }),
   teacherMemory: oneOf(MEMORY_FORMATS).optional().meta({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
       "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +

@@ -13,6 +13,7 @@ import { indexedQuestion, splitIndexedQuestion, type SubQuestion } from "../env/
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { lengthenQuestion } from "../env/longer_questions.ts";
 import { createRng, hashSeed, hashString } from "../random.ts";
+import { SPECIAL_TOKENS } from "../text/tokenizer.ts";
 import type { LmSequence } from "./collate.ts";
 import { DEFAULT_CARRY_MAX, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 
@@ -160,6 +161,8 @@ export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[])
  * @param pool Objectives to take words from.
  * @param max Most objectives' words.
  * @param seed Seed.
+ * @param vocabulary With it, each filler word is drawn from these instead (as many words; none of the question's
+ *   names, no `;`, `?`, `:` or `|`). @default the objectives' own words
  * @returns The task with the longer question (the task itself when none is drawn).
  *
  * @example
@@ -174,9 +177,18 @@ export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[])
  * assert.ok(longer.every((q) => q.startsWith("vunom : ") && q.endsWith("vunom was born in which city ?")));
  * assert.ok(longer.some((q) => q.length > task.question.length));
  * assert.ok(longer.every((q) => q.split(" ").filter((w) => w === "?").length === 1));
+ * const random = [0, 1, 2, 3, 4, 5].map((seed) => withFiller(task, pool, 2, seed, ["zz", "vunom", ";"]).question);
+ * assert.deepEqual(random.map((q) => q.split(" ").length), longer.map((q) => q.split(" ").length));
+ * assert.ok(random.every((q) => q.split(" ").slice(2, -7).every((w) => w === "zz")));
  * ```
  */
-export function withFiller(task: EpisodeTask, pool: readonly SubQuestion[], max: number, seed: number): EpisodeTask {
+export function withFiller(
+  task: EpisodeTask,
+  pool: readonly SubQuestion[],
+  max: number,
+  seed: number,
+  vocabulary?: readonly string[],
+): EpisodeTask {
   const rng = createRng(hashSeed(seed + 13, hashString(task.question)));
   const count = rng.int(max + 1);
   const own = new Set(
@@ -189,7 +201,14 @@ export function withFiller(task: EpisodeTask, pool: readonly SubQuestion[], max:
   }
   if (extra.length === 0) return task;
   const subjects = (task.subQuestions ?? []).map((q) => q.subject);
-  return { ...task, question: lengthenQuestion(task.question, subjects, extra, "filler") };
+  if (vocabulary === undefined) {
+    return { ...task, question: lengthenQuestion(task.question, subjects, extra, "filler") };
+  }
+  // as many words, each drawn from the vocabulary (none of the question's names, no `;`, `?`, `:` or `|`)
+  const words = vocabulary.filter((w) => !own.has(w) && ![";", "?", ":", "|"].includes(w));
+  const fillerLength = extra.flatMap((q) => q.text.split(" ")).filter((w) => w !== ";" && w !== "?").length;
+  const drawn = Array.from({ length: fillerLength }, () => words[rng.int(words.length)]!).join(" ");
+  return { ...task, question: lengthenQuestion(task.question, subjects, [{ ...extra[0]!, text: drawn }], "filler") };
 }
 
 /**
@@ -248,6 +267,8 @@ export interface DemoOptions {
    * more objectives have. The full-history episodes get none. @default 0
    */
   filler?: number;
+  /** With `filler`: `"random"` draws each filler word from the tokenizer's words instead. @default "objectives" */
+  fillerWords?: "objectives" | "random";
 }
 
 /**
@@ -314,7 +335,10 @@ export async function teacherDemonstrations(
       let tasks = tasksFromRecords(records);
       if (contextPolicy === "memory" && (options.filler ?? 0) > 0) {
         const pool = world.train.flatMap((r) => r.subQuestions ?? []);
-        tasks = tasks.map((task) => withFiller(task, pool, options.filler!, seed));
+        const vocabulary = options.fillerWords === "random"
+          ? data.tokenizer.tokens.slice(SPECIAL_TOKENS.length)
+          : undefined;
+        tasks = tasks.map((task) => withFiller(task, pool, options.filler!, seed, vocabulary));
       }
       if (contextPolicy === "memory" && drill?.index) {
         // a share of the memory episodes continue a longer task: objectives of the world's other questions
@@ -383,6 +407,7 @@ export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): 
       }
       : {}),
     ...(config.sft.questionFiller ? { filler: config.sft.questionFiller } : {}),
+    ...(config.sft.questionFiller && config.sft.fillerWords ? { fillerWords: config.sft.fillerWords } : {}),
     maxPositions,
     maxTurnTokens: config.rl.maxTurnTokens,
   };

@@ -65,6 +65,14 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   );
   assert.equal(sftDemoOptions(resolveConfig("quick", { sft: { questionFiller: 4 } }), 512).filler, 4);
   assert.equal(sftDemoOptions(resolveConfig("quick"), 512).filler, undefined);
+  assert.equal(
+    sftDemoOptions(resolveConfig("quick", { sft: { questionFiller: 4, fillerWords: "random" } }), 512).fillerWords,
+    "random",
+  );
+  assert.throws(
+    () => resolveConfig("quick", { sft: { fillerWords: "names" as never } }),
+    /sft.fillerWords must be one of objectives, random, current value is "names"/,
+  );
   assert.throws(
     () => resolveConfig("quick", { rl: { memCredit: "gated" as never } }),
     /rl.memCredit must be one of mempo, infomem, current value is "gated"/,

@@ -237,4 +237,19 @@ Deno.test("teacherDemonstrations() with filler: memory episodes' questions longe
     assert.ok(e.task.question.startsWith(p.task.question.slice(0, p.task.question.indexOf(":") + 2)));
   });
   assert.ok(added.has(0) && [...added].some((n) => n > 10), `words added ${[...added]}`);
+  // random words: as many, none of the question's names, the turns the same
+  const random = await teacherDemonstrations(data, { ...options, filler: 3, fillerWords: "random" });
+  random.episodes.forEach((e, n) => {
+    const l = longer.episodes[n]!;
+    assert.equal(e.task.question.split(" ").length, l.task.question.split(" ").length);
+    assert.deepEqual(e.turns.map((t) => t.text), l.turns.map((t) => t.text));
+    const own = new Set(e.task.subQuestions!.flatMap((q) => [q.subject, q.answer]));
+    const plainWords = plain.episodes[n]!.task.question.split(" ");
+    const fillerWords = e.task.question.split(" ").slice(
+      plainWords.indexOf(":") + 1,
+      -(plainWords.length - plainWords.indexOf(":") - 1) || undefined,
+    );
+    assert.ok(fillerWords.every((w) => !own.has(w) && w !== ";" && w !== "?"), fillerWords.join(" "));
+  });
+  assert.notDeepEqual(random.episodes.map((e) => e.task.question), longer.episodes.map((e) => e.task.question));
 });
