@@ -84,6 +84,20 @@ Deno.test("turnSequences(): a packed full-history episode gives every teacher to
 });
 
 /** 12 chain-memory demonstrations, every memory episode drilled (1-3 carried; `index`: a continued task). */
+/** A world whose training questions ask 2 objectives with distinct answers and a subject index. */
+async function indexedData(seed: number, trainCount: number) {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, seed, {
+    trainCount,
+    testCount: 1,
+    testObjectives: [1],
+    trainObjectives: 2,
+    distinctAnswers: true,
+    subjectIndex: true,
+  });
+  return await loadData(dir);
+}
+
 function carryDemos(data: Awaited<ReturnType<typeof loadData>>, index: boolean) {
   return teacherDemonstrations(data, {
     count: 12,
@@ -146,16 +160,7 @@ Deno.test("teacherDemonstrations() with carry: each memory episode's memories st
 });
 
 Deno.test("teacherDemonstrations() with carry.index: memory episodes continue a longer task (its subjects first in the index, its answers first in the list and the answer, its first memory given); full-history episodes are the questions' own", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 17, {
-    trainCount: 12,
-    testCount: 1,
-    testObjectives: [1],
-    trainObjectives: 2,
-    distinctAnswers: true,
-    subjectIndex: true,
-  });
-  const data = await loadData(dir);
+  const data = await indexedData(17, 12);
   const { sequences, episodes, policies } = await carryDemos(data, true);
   const words = (ids: readonly number[]) => decode(data.tokenizer, ids).split(" ");
   const counts = new Set<number>();
@@ -205,16 +210,7 @@ Deno.test("teacherDemonstrations() with carry.index: memory episodes continue a 
 });
 
 Deno.test("teacherDemonstrations() with filler: memory episodes' questions longer by words of 0-3 other objectives (no ; or ?), the teacher's turns and rewards the same; full-history questions untouched", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 19, {
-    trainCount: 16,
-    testCount: 1,
-    testObjectives: [1],
-    trainObjectives: 2,
-    distinctAnswers: true,
-    subjectIndex: true,
-  });
-  const data = await loadData(dir);
+  const data = await indexedData(19, 16);
   const options = { count: 16, dropProbability: 0, seed: 4, memory: "state-chain-bare" as const };
   const plain = await teacherDemonstrations(data, options);
   const longer = await teacherDemonstrations(data, { ...options, filler: 3 });
