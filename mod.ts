@@ -223,7 +223,13 @@ export {
   TEMPLATES,
   testSubjectCount,
 } from "./lib/env/questions.ts";
-export { type Lengthening, LENGTHENINGS, lengthenQuestion } from "./lib/env/longer_questions.ts";
+export {
+  fillerWords,
+  type Lengthening,
+  LENGTHENINGS,
+  lengthenQuestion,
+  wordsBefore,
+} from "./lib/env/longer_questions.ts";
 export { buildSearchIndex, formatInformation, NO_RESULTS, type SearchHit, type SearchIndex } from "./lib/env/search.ts";
 export { extractSolution, type FormatCheck, type ParsedTurn, parseTurn, validateFormat } from "./lib/env/format.ts";
 export {

@@ -26,7 +26,7 @@ import {
 } from "../lib/diagnostics/copy_diagnostic.ts";
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
 import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
-import { SUBJECT_OUTCOMES, THINK_KINDS, thinkRecords } from "../lib/diagnostics/think_lookups.ts";
+import { SUBJECT_OUTCOMES, THINK_KINDS, type ThinkRecord, thinkRecords } from "../lib/diagnostics/think_lookups.ts";
 import { LENGTHENINGS, lengthenQuestion } from "../lib/env/longer_questions.ts";
 
 const TASK = {
@@ -59,6 +59,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
   };
   if (isStateMemory(memory)) {
     console.log(`${dir} (${flags.policy}): teacher-forced accuracy of each step of the state memory, % right (tokens)`);
+    let hasThink = false;
     for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
       const sequences = await probeTurns(data, set.slice(0, config.eval.questions), { ...probe, memory });
       const cells = await stepAccuracy(model, data.tokenizer, sequences, stateLayout(memory));
@@ -96,12 +97,8 @@ await runTask(TASK, async ({ flags, positionals }) => {
       // the think's lookups (chain memory, questions with a subject index)
       const thinks = await thinkRecords(model, data.tokenizer, sequences);
       if (thinks.length > 0) {
-        const cells = THINK_KINDS.map((kind) => thinks.filter((r) => r.kind === kind))
-          .filter((of) => of.length > 0)
-          .map((of) =>
-            `${of[0]!.kind} ${(100 * of.filter((r) => r.right).length / of.length).toFixed(0)}% (${of.length})`
-          );
-        console.log(`${k} objectives, think  ${cells.join("  ")}`);
+        hasThink = true;
+        console.log(`${k} objectives, think  ${thinkCells(thinks)}`);
         for (const kind of ["next subject", "answer"] as const) {
           const of = thinks.filter((r) => r.kind === kind);
           if (of.length === 0) continue;
@@ -129,7 +126,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     const donors = data.test.get(Math.max(...data.test.keys())) ?? [];
     const lookups = async (records: typeof two) =>
       await thinkRecords(model, data.tokenizer, await probeTurns(data, records, { ...probe, memory }));
-    if (two.length > 0 && donors.length > 0 && (await lookups(two.slice(0, 1))).length > 0) {
+    if (hasThink && two.length > 0 && donors.length > 0) {
       for (const how of ["none", ...LENGTHENINGS] as const) {
         const records = how === "none" ? two : two.map((r, i) => ({
           ...r,
@@ -140,15 +137,10 @@ await runTask(TASK, async ({ flags, positionals }) => {
             how,
           ),
         }));
-        const thinks = await lookups(records);
-        const cells = THINK_KINDS.map((kind) => thinks.filter((r) => r.kind === kind))
-          .filter((of) => of.length > 0)
-          .map((of) =>
-            `${of[0]!.kind} ${(100 * of.filter((r) => r.right).length / of.length).toFixed(0)}% (${of.length})`
-          );
+        const cells = thinkCells(await lookups(records));
         const words = records.reduce((a, r) => a + r.question.split(" ").length, 0) / records.length;
         const label = how === "none" ? "as they are" : `+ 6 objectives' words as ${how}`;
-        console.log(`2 objectives, ${label} (question ${words.toFixed(0)} words), think  ${cells.join("  ")}`);
+        console.log(`2 objectives, ${label} (question ${words.toFixed(0)} words), think  ${cells}`);
       }
     }
     model.dispose();
@@ -180,3 +172,11 @@ await runTask(TASK, async ({ flags, positionals }) => {
   }
   model.dispose();
 });
+
+/** Each think lookup's accuracy: `kind x% (n)`, for the kinds present. */
+function thinkCells(thinks: readonly ThinkRecord[]): string {
+  return THINK_KINDS.map((kind) => thinks.filter((r) => r.kind === kind))
+    .filter((of) => of.length > 0)
+    .map((of) => `${of[0]!.kind} ${(100 * of.filter((r) => r.right).length / of.length).toFixed(0)}% (${of.length})`)
+    .join("  ");
+}

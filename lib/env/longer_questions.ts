@@ -60,11 +60,53 @@ export function lengthenQuestion(
       }`,
     );
   }
+  const added = how === "objectives" ? extra.flatMap((q) => [...q.text.split(" "), ";"]) : fillerWords(extra);
+  return wordsBefore(question, subjects, added);
+}
+
+/**
+ * The filler of some objectives: their words less every `;` and `?`.
+ *
+ * Source: this package.
+ *
+ * @param extra The objectives.
+ * @returns Their words, in order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { fillerWords } from "./longer_questions.ts";
+ *
+ * assert.deepEqual(fillerWords([{ text: "kata was directed by whom ?", subject: "kata", answer: "olvan", hops: [] }]), ["kata", "was", "directed", "by", "whom"]);
+ * ```
+ */
+export function fillerWords(extra: readonly SubQuestion[]): string[] {
+  return extra.flatMap((q) => q.text.split(" ")).filter((w) => w !== ";" && w !== "?");
+}
+
+/**
+ * A question with words put before its text, its subject index (if any)
+ * kept where it is.
+ *
+ * Source: this package.
+ *
+ * @param question The question.
+ * @param subjects Its subjects, in order (to find its subject index).
+ * @param words The words.
+ * @returns The longer question.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { wordsBefore } from "./longer_questions.ts";
+ *
+ * assert.equal(wordsBefore("zorbex : zorbex was born ?", ["zorbex"], ["zz", "yy"]), "zorbex : zz yy zorbex was born ?");
+ * assert.equal(wordsBefore("zorbex was born ? : zorbex", ["zorbex"], []), "zorbex was born ? : zorbex");
+ * ```
+ */
+export function wordsBefore(question: string, subjects: readonly string[], words: readonly string[]): string {
   const split = splitIndexedQuestion(question, subjects);
   const text = split?.text ?? question;
-  const added = how === "objectives"
-    ? extra.map((q) => `${q.text} ;`).join(" ")
-    : extra.flatMap((q) => q.text.split(" ")).filter((w) => w !== ";" && w !== "?").join(" ");
-  const longer = added === "" ? text : `${added} ${text}`;
+  const longer = words.length === 0 ? text : `${words.join(" ")} ${text}`;
   return split === undefined ? longer : indexedQuestion(longer, subjects, split.place);
 }

@@ -11,7 +11,7 @@ import { type ContextPolicy } from "../env/context.ts";
 import { carriedObjectives, createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import { indexedQuestion, splitIndexedQuestion, type SubQuestion } from "../env/questions.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
-import { lengthenQuestion } from "../env/longer_questions.ts";
+import { fillerWords, wordsBefore } from "../env/longer_questions.ts";
 import { createRng, hashSeed, hashString } from "../random.ts";
 import { SPECIAL_TOKENS } from "../text/tokenizer.ts";
 import type { LmSequence } from "./collate.ts";
@@ -151,7 +151,7 @@ export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[])
 /**
  * A task whose question has filler before its text: the words of 0 … `max`
  * objectives drawn from `pool` (none of the question's own names), less
- * every `;` and `?` ({@linkcode lengthenQuestion}); the count and the
+ * every `;` and `?` (`lengthenQuestion`'s filler); the count and the
  * objectives are seeded by the question, so a run's demonstrations are the
  * same every time.
  *
@@ -201,14 +201,13 @@ export function withFiller(
   }
   if (extra.length === 0) return task;
   const subjects = (task.subQuestions ?? []).map((q) => q.subject);
-  if (vocabulary === undefined) {
-    return { ...task, question: lengthenQuestion(task.question, subjects, extra, "filler") };
+  let words = fillerWords(extra);
+  if (vocabulary !== undefined) {
+    // as many words, each drawn from the vocabulary (none of the question's names, no `;`, `?`, `:` or `|`)
+    const allowed = vocabulary.filter((w) => !own.has(w) && ![";", "?", ":", "|"].includes(w));
+    words = words.map(() => allowed[rng.int(allowed.length)]!);
   }
-  // as many words, each drawn from the vocabulary (none of the question's names, no `;`, `?`, `:` or `|`)
-  const words = vocabulary.filter((w) => !own.has(w) && ![";", "?", ":", "|"].includes(w));
-  const fillerLength = extra.flatMap((q) => q.text.split(" ")).filter((w) => w !== ";" && w !== "?").length;
-  const drawn = Array.from({ length: fillerLength }, () => words[rng.int(words.length)]!).join(" ");
-  return { ...task, question: lengthenQuestion(task.question, subjects, [{ ...extra[0]!, text: drawn }], "filler") };
+  return { ...task, question: wordsBefore(task.question, subjects, words) };
 }
 
 /**
@@ -263,7 +262,7 @@ export interface DemoOptions {
   /**
    * The memory-context episodes' questions made longer, not harder (`sft.questionFiller`): each gets, before its
    * text, the words of 0 … `filler` objectives of the world's other training questions less every `;` and `?`
-   * ({@linkcode lengthenQuestion}'s `"filler"`), so the lookups in the question meet lengths that questions of
+   * ({@linkcode fillerWords}), so the lookups in the question meet lengths that questions of
    * more objectives have. The full-history episodes get none. @default 0
    */
   filler?: number;
@@ -333,8 +332,9 @@ export async function teacherDemonstrations(
       const n = Math.floor(per / worlds.length) + (w < per % worlds.length ? 1 : 0);
       const records = Array.from({ length: n }, (_, i) => world.train[(p * n + i) % world.train.length]!);
       let tasks = tasksFromRecords(records);
+      // the world's training objectives: the filler's words, and a continued task's earlier objectives
+      const pool = world.train.flatMap((r) => r.subQuestions ?? []);
       if (contextPolicy === "memory" && (options.filler ?? 0) > 0) {
-        const pool = world.train.flatMap((r) => r.subQuestions ?? []);
         const vocabulary = options.fillerWords === "random"
           ? data.tokenizer.tokens.slice(SPECIAL_TOKENS.length)
           : undefined;
@@ -342,7 +342,6 @@ export async function teacherDemonstrations(
       }
       if (contextPolicy === "memory" && drill?.index) {
         // a share of the memory episodes continue a longer task: objectives of the world's other questions
-        const pool = world.train.flatMap((r) => r.subQuestions ?? []);
         tasks = tasks.map((task) => {
           const own = new Set(
             (task.subQuestions ?? []).flatMap((q) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])]),
