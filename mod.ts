@@ -332,6 +332,7 @@ export {
   DATA_CONFIG_SCHEMA,
   type DataConfig,
   DEFAULT_CARRY_MAX,
+  DEFAULT_JOIN_MAX,
   DEFAULT_TEACHER_MEMORY,
   EVAL_CONFIG_SCHEMA,
   type EvalConfig,
@@ -355,6 +356,7 @@ export { readRunConfig } from "./lib/config/run_config.ts";
 export {
   continueTask,
   type DemoOptions,
+  joinTask,
   sftDemoOptions,
   tasksFromRecords,
   teacherDemonstrations,

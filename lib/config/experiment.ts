@@ -45,6 +45,9 @@ const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { e
 /** The teacher's memory format when `sft.teacherMemory` is left out ({@linkcode teacherMemory}). */
 export const DEFAULT_TEACHER_MEMORY: MemoryFormat = "state-relations";
 
+/** Most objectives joined to a question when `sft.joinShare` is set and `sft.joinMax` is not. */
+export const DEFAULT_JOIN_MAX = 7;
+
 /** Most answers an episode carries when `sft.carryShare` is set and `sft.carryMax` is not. */
 export const DEFAULT_CARRY_MAX = 8;
 
@@ -105,6 +108,13 @@ export const DATA_CONFIG_SCHEMA = section({
         "next to the memory.",
       unset: "false",
     }),
+  questionOnce: flag().optional().meta({
+    description: "Whether the memory context shows the question before the first turn only (MEM1's state: what " +
+      "is still asked lives in <mem> with the answers found, so no turn after the first reads the question, " +
+      "whatever its length); needs a memory that carries the open objectives (sft.teacherMemory " +
+      "state-relations or state-stack). The full-history context always keeps the question.",
+    unset: "false",
+  }),
   distinctAnswers: flag().optional().meta({
     description: "Whether every subject and answer of a question is a different name (no answer repeats in a " +
       "memory or a final answer, so copying the list is a lookup by the word before, whatever its length).",
@@ -166,6 +176,18 @@ export const SFT_CONFIG_SCHEMA = section({
       "question's text keeps its own 1-4 objectives. The next-subject lookup then meets indexes longer than the " +
       "questions give.",
     unset: "false",
+  }),
+  joinShare: inRange(0, 1).optional().meta({
+    description: "With data.questionOnce: the share of memory-context demonstrations that are a training " +
+      "question joined with objectives of other training questions (1 to sft.joinMax more, no name shared), " +
+      "learned from the second turn on: no learned turn's context holds the joined question, so what the policy " +
+      "meets is a memory of more open objectives and answers than any training question asks (the full-history " +
+      "demonstrations are unchanged).",
+    unset: "0",
+  }),
+  joinMax: int(1).optional().meta({
+    description: "Most objectives joined to a question (sft.joinShare): each joined episode draws 1 to this many.",
+    unset: String(DEFAULT_JOIN_MAX),
   }),
   questionFiller: int(0).optional().meta({
     description: "Memory-context demonstrations' questions made longer, not harder: each gets, before its text, " +
@@ -720,6 +742,20 @@ export function validateConfig(c: unknown): ExperimentConfig {
       `sft.carryIndex needs sft.carryShare > 0 and data.subjectIndex (it lengthens the carried episodes' subject ` +
         `index); current values are sft.carryShare ${config.sft.carryShare}, data.subjectIndex ` +
         `${config.data.subjectIndex}`,
+    );
+  }
+  if (config.data.questionOnce && !["state-relations", "state-stack"].includes(teacherMemory(config))) {
+    fail(
+      `data.questionOnce needs a memory that carries the open objectives with their relations (sft.teacherMemory ` +
+        `"state-relations" or "state-stack"): no turn after the first sees the question; current value is ` +
+        `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
+    );
+  }
+  if ((config.sft.joinShare ?? 0) > 0 && !config.data.questionOnce) {
+    fail(
+      `sft.joinShare > 0 needs data.questionOnce (a joined question, longer than training's, must stay out of ` +
+        `every learned turn's context); current values are sft.joinShare ${config.sft.joinShare}, ` +
+        `data.questionOnce ${config.data.questionOnce}`,
     );
   }
   if (config.sft.pretrainHorizon !== undefined && config.sft.pretrainHorizon < (config.sft.pretrainSteps ?? 0)) {

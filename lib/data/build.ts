@@ -26,6 +26,12 @@ export interface BuildDataOptions extends QaSplitOptions {
    * this way. @default 0
    */
   auxWorlds?: number;
+  /**
+   * The environment's memory context shows the question before the first turn only (MEM1's state: the memory
+   * carries what is still asked). It changes no file but the manifest, which records it; {@linkcode loadData}
+   * reads it back into {@linkcode LoadedData}'s `questionOnce`. @default false
+   */
+  questionOnce?: boolean;
   /** Training questions per auxiliary world. @default trainCount */
   auxTrainCount?: number;
   /**
@@ -57,6 +63,8 @@ export interface LoadedData {
   test: Map<number, QaRecord[]>;
   /** Auxiliary worlds: their training questions and search index (SFT only). */
   aux: { train: QaRecord[]; search: SearchIndex; corpus: CorpusDocument[] }[];
+  /** The memory context shows the question before the first turn only ({@linkcode BuildDataOptions}). */
+  questionOnce: boolean;
 }
 
 /** Words the scripted teacher and the tool write besides names (so the vocabulary has them). */
@@ -223,7 +231,7 @@ export async function loadData(dir: string): Promise<LoadedData> {
       throw new DataError(`Cannot load data from ${dir}: ${why} (run deno task data)`);
     }
   };
-  let manifest: { test?: Record<string, number>; auxWorlds?: number };
+  let manifest: { test?: Record<string, number>; auxWorlds?: number; options?: { questionOnce?: unknown } };
   let tokenizer: Tokenizer;
   try {
     manifest = JSON.parse(await read("manifest.json"));
@@ -265,7 +273,8 @@ export async function loadData(dir: string): Promise<LoadedData> {
       train: await readDataset(`${dir}/aux${k}_train.parquet`),
     });
   }
-  const data = { tokenizer, corpus, search: buildSearchIndex(corpus), train, test, aux };
+  const questionOnce = manifest.options?.questionOnce === true;
+  const data = { tokenizer, corpus, search: buildSearchIndex(corpus), train, test, aux, questionOnce };
   LOADED_FROM.set(data, dir);
   return data;
 }

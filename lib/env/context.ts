@@ -4,7 +4,9 @@
  * - `full`: system + question + every earlier turn and tool result (ReAct);
  *   oldest turns are dropped (question kept) only beyond the model's positions.
  * - `memory`: system + question + only the latest turn and its tool result
- *   (MemPO's `prepare_prompt`): everything older must live in `<mem>`.
+ *   (MemPO's `prepare_prompt`): everything older must live in `<mem>`. With
+ *   `questionOnce` the question too is left out after the first turn (what
+ *   the task asks must then live in `<mem>` as well: MEM1's internal state).
  *
  * @module
  */
@@ -32,8 +34,10 @@ export type ChatRole = "system" | "user" | "assistant";
 export interface ChatTemplate {
   /** `<|role|> content <|end|>`: one message (a role other than system, user or assistant is a `RangeError`). */
   message(role: string, content: string): number[];
-  /** `<|system|> SYSTEM <|end|> <|user|> question <|end|>`: `message("system", SYSTEM_PROMPT)` + `message("user", question)`. */
+  /** `<|system|> SYSTEM <|end|> <|user|> question <|end|>`: `system` + `message("user", question)`. */
   header(question: string): number[];
+  /** `<|system|> SYSTEM <|end|>`: `message("system", SYSTEM_PROMPT)`, the header without the question. */
+  readonly system: number[];
   /** `<|assistant|> <mem>`: the forced prefix of every turn. */
   readonly turnPrefix: number[];
   /** `<|end|>` after an assistant turn. */
@@ -82,6 +86,7 @@ export function chatTemplate(tokenizer: Tokenizer): ChatTemplate {
   return {
     message,
     header: (question) => [...system, ...message("user", question)],
+    system,
     turnPrefix: ids("<|assistant|> <mem>"),
     turnEnd: ids("<|end|>"),
     toolMessage: (information) => message("user", information),
@@ -94,6 +99,11 @@ export interface BuildContextOptions {
   policy: ContextPolicy;
   /** The longest context allowed (model positions minus the turn's token budget). */
   maxTokens: number;
+  /**
+   * With the `memory` policy: the question only before the first turn; later contexts start with the system
+   * message alone (`data.questionOnce`). @default false
+   */
+  questionOnce?: boolean;
 }
 
 /** A built context and what was dropped to fit. */
@@ -110,9 +120,12 @@ export interface BuiltContext {
  * ```text
  * full:   header + Σ_{s<t} (assistant_s + <|end|> + tool_s) + prefix     (oldest turns dropped to fit)
  * memory: header + assistant_{t−1} + <|end|> + tool_{t−1} + prefix
+ * memory, questionOnce (t > 0): system + assistant_{t−1} + <|end|> + tool_{t−1} + prefix
  * ```
  *
- * Source: MemPO `AgentMemory.prepare_prompt` (memory policy); ReAct (Yao et
+ * Source: MemPO `AgentMemory.prepare_prompt` (memory policy); MEM1 (Zhou et
+ * al. 2025, arXiv:2506.15841) for a state that holds the task too
+ * (`questionOnce`); ReAct (Yao et
  * al. 2023, arXiv:2210.03629) for the full history.
  *
  * @param header `chatTemplate(tok).header(question)`.
@@ -134,6 +147,11 @@ export interface BuiltContext {
  * const mem = buildContext(tpl.header("q"), history, tpl, { policy: "memory", maxTokens: 100 });
  * assert.equal(full.tokens.length - mem.tokens.length, 3);
  * assert.equal(mem.droppedTurns, 1);
+ * // with questionOnce the question leaves the memory context after the first turn
+ * const once = buildContext(tpl.header("q"), history, tpl, { policy: "memory", maxTokens: 100, questionOnce: true });
+ * assert.deepEqual(once.tokens, [...tpl.system, 22, ...tpl.turnEnd, 23, ...tpl.turnPrefix]);
+ * const first = buildContext(tpl.header("q"), [], tpl, { policy: "memory", maxTokens: 100, questionOnce: true });
+ * assert.deepEqual(first.tokens, [...tpl.header("q"), ...tpl.turnPrefix]);
  * ```
  */
 export function buildContext(
@@ -143,7 +161,8 @@ export function buildContext(
   options: BuildContextOptions,
 ): BuiltContext {
   const { policy, maxTokens } = options;
-  const base = header.length + template.turnPrefix.length;
+  const head = policy === "memory" && options.questionOnce && history.length > 0 ? template.system : header;
+  const base = head.length + template.turnPrefix.length;
   if (base > maxTokens) {
     throw new RangeError(
       `Cannot build the context: the question alone needs ${base} tokens, the limit is ${maxTokens}`,
@@ -154,7 +173,7 @@ export function buildContext(
   let size = base + pieces.slice(first).reduce((a, p) => a + p.length, 0);
   while (size > maxTokens && first < pieces.length) size -= pieces[first++]!.length;
   return {
-    tokens: [...header, ...pieces.slice(first).flat(), ...template.turnPrefix],
+    tokens: [...head, ...pieces.slice(first).flat(), ...template.turnPrefix],
     droppedTurns: first,
   };
 }

@@ -111,6 +111,11 @@ export interface AgentEnv {
   tokenizer: Tokenizer;
   /** The search tool. */
   search: SearchIndex;
+  /**
+   * The memory context shows the question before the first turn only (`data.questionOnce`,
+   * {@linkcode buildContext}'s `questionOnce`). @default false
+   */
+  questionOnce?: boolean;
 }
 
 /** Options of {@linkcode runEpisodes}. */
@@ -230,6 +235,7 @@ export async function runEpisodes(
         const b = buildContext(headers[e.id]!, history, template, {
           policy: contextPolicy,
           maxTokens: maxPositions - maxTurnTokens,
+          questionOnce: env.questionOnce ?? false,
         });
         built.set(e.id, b);
         requests.push({ episode: e, context: b.tokens });

@@ -15,7 +15,7 @@ import { fillerWords, wordsBefore } from "../env/longer_questions.ts";
 import { createRng, hashSeed, hashString } from "../random.ts";
 import { SPECIAL_TOKENS } from "../text/tokenizer.ts";
 import type { LmSequence } from "./collate.ts";
-import { DEFAULT_CARRY_MAX, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
+import { DEFAULT_CARRY_MAX, DEFAULT_JOIN_MAX, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 
 /**
  * Tasks for the agent loop from dataset records.
@@ -149,6 +149,45 @@ export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[])
 }
 
 /**
+ * A task joined with objectives of other questions (`sft.joinShare`): the
+ * extra objectives first, then the task's own, as one task of them all (its
+ * question their texts joined by `;`, its targets their answers). With
+ * `data.questionOnce` only the first turn's context holds that question,
+ * and the pipeline learns a joined episode from its second turn on, so the
+ * policy meets memories of more objectives than its training questions ask
+ * without ever reading a question of that many.
+ *
+ * Source: this package (MEM1's state extended past the training questions' length).
+ *
+ * @param task The task.
+ * @param extra The objectives joined before its own ({@linkcode carriedObjectives}: no name shared).
+ * @returns The joined task (the task itself when nothing is joined).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { joinTask } from "./demos.ts";
+ *
+ * const one = (subject: string, answer: string) => ({ text: `${subject} was born in which city ?`, subject, answer, hops: [{ entity: subject, relation: "born" as const, answer }] });
+ * const task = { question: "vunom was born in which city ?", targets: [["tesla"]], groupId: 3, subQuestions: [one("vunom", "tesla")] };
+ * const joined = joinTask(task, [one("zorbex", "kalmar")]);
+ * assert.equal(joined.question, "zorbex was born in which city ? ; vunom was born in which city ?");
+ * assert.deepEqual([joined.targets, joined.groupId, joined.subQuestions!.map((q) => q.subject)], [[["kalmar"], ["tesla"]], 3, ["zorbex", "vunom"]]);
+ * assert.equal(joinTask(task, []), task);
+ * ```
+ */
+export function joinTask(task: EpisodeTask, extra: readonly SubQuestion[]): EpisodeTask {
+  if (extra.length === 0) return task;
+  const subQuestions = [...extra, ...(task.subQuestions ?? [])];
+  return {
+    ...task,
+    question: subQuestions.map((q) => q.text).join(" ; "),
+    targets: subQuestions.map((q) => [q.answer]),
+    subQuestions,
+  };
+}
+
+/**
  * A task whose question has filler before its text: the words of 0 … `max`
  * objectives drawn from `pool` (none of the question's own names), less
  * every `;` and `?` (`lengthenQuestion`'s filler); the count and the
@@ -215,10 +254,18 @@ export function withFiller(
  * question is given, not learned (no model could know it): a continued
  * task's whole first memory ({@linkcode continueTask}), or the names an
  * answers-only carry drill's episode starts with (`carried`: the words before
- * its first `|`).
+ * its first `|`). A joined task's first turn is not learned at all
+ * (`joined`, {@linkcode joinTask}).
  */
-function episodeSequences(episode: Episode, tokenizer: LoadedData["tokenizer"], carried: boolean): LmSequence[] {
+function episodeSequences(
+  episode: Episode,
+  tokenizer: LoadedData["tokenizer"],
+  carried: boolean,
+  joined: boolean,
+): LmSequence[] {
   const sequences = turnSequences([episode]);
+  // a joined task's first turn reads its joined question, longer than any training question: not learned
+  if (joined) return episode.turns[0]?.sampled.length ? sequences.slice(1) : sequences;
   const first = episode.turns[0];
   const continued = (episode.task.doneBefore ?? 0) > 0;
   if (!(continued || carried) || first === undefined || sequences.length === 0) return sequences;
@@ -268,6 +315,12 @@ export interface DemoOptions {
   filler?: number;
   /** With `filler`: `"random"` draws each filler word from the tokenizer's words instead. @default "objectives" */
   fillerWords?: "objectives" | "random";
+  /**
+   * The memory-context episodes' joined tasks (`sft.joinShare`, {@linkcode joinTask}; `data.questionOnce`): that
+   * share of them get 1 … `max` objectives of the world's other training questions joined before their own, and
+   * are learned from their second turn on. @default none
+   */
+  join?: { share: number; max: number };
 }
 
 /**
@@ -326,12 +379,15 @@ export async function teacherDemonstrations(
   const policyOf: ContextPolicy[] = [];
   // run by the answers-only carry drill's teacher
   const drilled: boolean[] = [];
+  // a joined task's episodes, learned from the second turn on
+  const joined: boolean[] = [];
   const per = Math.ceil(count / policies.length);
   for (const [p, contextPolicy] of policies.entries()) {
     for (const [w, world] of worlds.entries()) {
       const n = Math.floor(per / worlds.length) + (w < per % worlds.length ? 1 : 0);
       const records = Array.from({ length: n }, (_, i) => world.train[(p * n + i) % world.train.length]!);
       let tasks = tasksFromRecords(records);
+      const joinedTasks = new Set<string | number>(); // group ids of this world's joined tasks
       // the world's training objectives: the filler's words, and a continued task's earlier objectives
       const pool = world.train.flatMap((r) => r.subQuestions ?? []);
       if (contextPolicy === "memory" && (options.filler ?? 0) > 0) {
@@ -339,6 +395,22 @@ export async function teacherDemonstrations(
           ? data.tokenizer.tokens.slice(SPECIAL_TOKENS.length)
           : undefined;
         tasks = tasks.map((task) => withFiller(task, pool, options.filler!, seed, vocabulary));
+      }
+      if (contextPolicy === "memory" && (options.join?.share ?? 0) > 0) {
+        if (!data.questionOnce) {
+          throw new RangeError(
+            "Cannot build the demonstrations: join needs data whose memory context shows the question once " +
+              "(data.questionOnce), current value is false",
+          );
+        }
+        tasks = tasks.map((task) => {
+          const own = new Set(
+            (task.subQuestions ?? []).flatMap((q) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])]),
+          );
+          const extra = carriedObjectives(task.question, own, { ...options.join!, pool }, seed + 1);
+          if (extra.length > 0) joinedTasks.add(task.groupId);
+          return joinTask(task, extra);
+        });
       }
       if (contextPolicy === "memory" && drill?.index) {
         // a share of the memory episodes continue a longer task: objectives of the world's other questions
@@ -352,6 +424,7 @@ export async function teacherDemonstrations(
       const run = await runEpisodes(contextPolicy === "memory" && carry ? carry : teacher, tasks, {
         tokenizer: data.tokenizer,
         search: world.search,
+        questionOnce: data.questionOnce,
       }, {
         contextPolicy,
         maxTurns,
@@ -362,10 +435,11 @@ export async function teacherDemonstrations(
       episodes.push(...run);
       policyOf.push(...run.map(() => contextPolicy));
       drilled.push(...run.map(() => contextPolicy === "memory" && carry !== undefined));
+      joined.push(...run.map((e) => contextPolicy === "memory" && joinedTasks.has(e.task.groupId)));
     }
   }
   const kept = episodes.slice(0, count);
-  const sequences = kept.flatMap((e, n) => episodeSequences(e, data.tokenizer, drilled[n]!));
+  const sequences = kept.flatMap((e, n) => episodeSequences(e, data.tokenizer, drilled[n]!, joined[n]!));
   return { sequences, episodes: kept, policies: policyOf.slice(0, count) };
 }
 
@@ -404,6 +478,9 @@ export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): 
           ...(config.sft.carryIndex ? { index: true } : {}),
         },
       }
+      : {}),
+    ...(config.sft.joinShare
+      ? { join: { share: config.sft.joinShare, max: config.sft.joinMax ?? DEFAULT_JOIN_MAX } }
       : {}),
     ...(config.sft.questionFiller ? { filler: config.sft.questionFiller } : {}),
     ...(config.sft.questionFiller && config.sft.fillerWords ? { fillerWords: config.sft.fillerWords } : {}),

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   DEFAULT_CARRY_MAX,
+  DEFAULT_JOIN_MAX,
   DEFAULT_TEACHER_MEMORY,
   mergeSections,
   PRESETS,
@@ -397,5 +398,31 @@ Deno.test("validateConfig(): sft.carryIndex needs the carry drill and questions 
   assert.throws(
     () => resolveConfig("default", { data: { subjectIndex: true }, sft: { ...chain, carryShare: 0 } }),
     /current values are sft\.carryShare 0, data\.subjectIndex true$/,
+  );
+});
+
+Deno.test("validateConfig(): data.questionOnce needs a memory that carries the open objectives, sft.joinShare needs data.questionOnce, and sftDemoOptions passes the join on", () => {
+  const config = resolveConfig("default", { data: { questionOnce: true }, sft: { joinShare: 0.5 } });
+  assert.deepEqual(sftDemoOptions(config, 2048).join, { share: 0.5, max: DEFAULT_JOIN_MAX });
+  assert.deepEqual(
+    sftDemoOptions(
+      resolveConfig("default", { data: { questionOnce: true }, sft: { joinShare: 0.5, joinMax: 3 } }),
+      2048,
+    )
+      .join,
+    { share: 0.5, max: 3 },
+  );
+  assert.equal(sftDemoOptions(resolveConfig("default", { data: { questionOnce: true } }), 2048).join, undefined);
+  assert.throws(
+    () => resolveConfig("default", { data: { questionOnce: true }, sft: { teacherMemory: "state-chain-bare" } }),
+    (e: Error) =>
+      e instanceof UsageError &&
+      /^Invalid config: data\.questionOnce needs .*current value is sft\.teacherMemory "state-chain-bare"$/.test(
+        e.message,
+      ),
+  );
+  assert.throws(
+    () => resolveConfig("default", { sft: { joinShare: 0.5 } }),
+    /Invalid config: sft\.joinShare > 0 needs data\.questionOnce .*current values are sft\.joinShare 0\.5, data\.questionOnce undefined$/,
   );
 });

@@ -249,3 +249,68 @@ Deno.test("teacherDemonstrations() with filler: memory episodes' questions longe
   });
   assert.notDeepEqual(random.episodes.map((e) => e.task.question), longer.episodes.map((e) => e.task.question));
 });
+
+Deno.test("teacherDemonstrations() with join (data.questionOnce): memory episodes of joined tasks reach more objectives than any question, no learned context holds a question after the first turn, a joined episode's first turn is not learned; full-history episodes are the questions' own", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 23, {
+    trainCount: 16,
+    testCount: 1,
+    testObjectives: [1],
+    trainObjectives: 2,
+    distinctAnswers: true,
+    questionOnce: true,
+  });
+  const data = await loadData(dir);
+  assert.equal(data.questionOnce, true);
+  const options = { count: 16, dropProbability: 0, seed: 4, memory: "state-relations" as const };
+  const { sequences, episodes, policies } = await teacherDemonstrations(data, {
+    ...options,
+    join: { share: 1, max: 5 },
+  });
+  const words = (ids: readonly number[]) => decode(data.tokenizer, ids).split(" ");
+  const sizes = new Set<number>();
+  let firstTurns = 0;
+  episodes.forEach((e, n) => {
+    const subs = e.task.subQuestions!;
+    assert.equal(e.reward, 1, "the teacher answers every objective");
+    if (policies[n] === "full") {
+      assert.equal(subs.length, 2, "full history: the question's own objectives");
+      assert.ok(
+        e.turns.every((t) =>
+          words(t.context).includes("<|user|>") && t.context.length > e.turns[0]!.context.length - 1
+        ),
+      );
+      return;
+    }
+    sizes.add(subs.length);
+    // the first memory lists every objective; later contexts start with the system message and the last turn
+    const first = words(e.turns[0]!.sampled);
+    assert.equal(first.slice(0, first.indexOf("|")).filter((w) => w === ";").length, subs.length - 1);
+    for (const t of e.turns.slice(1)) {
+      const c = words(t.context);
+      assert.equal(c.filter((w) => w === "<|user|>").length, 1, "only the tool's message");
+      assert.equal(
+        c.indexOf("<|assistant|>"),
+        c.indexOf("<|end|>") + 1,
+        "the last turn right after the system message",
+      );
+    }
+    firstTurns += e.turns[0]!.sampled.length;
+  });
+  assert.ok([...sizes].some((k) => k > 4) && [...sizes].every((k) => k >= 3 && k <= 7), `joined sizes ${[...sizes]}`);
+  // no learned sequence holds a question's text; only the joined episodes' first turns go unlearned
+  const texts = episodes.map((e) => e.task.question);
+  for (const s of sequences) {
+    const text = decode(data.tokenizer, s.tokens);
+    assert.ok(texts.every((q, n) => policies[n] === "full" || !text.includes(q)));
+  }
+  const [sampled, learned] = tokenCounts(episodes, sequences);
+  assert.equal(learned, sampled - firstTurns);
+  // without data.questionOnce a join is refused
+  const plainDir = await Deno.makeTempDir();
+  await buildData(plainDir, 23, { trainCount: 4, testCount: 1, testObjectives: [1] });
+  await assert.rejects(
+    teacherDemonstrations(await loadData(plainDir), { ...options, count: 4, join: { share: 1, max: 2 } }),
+    /join needs data whose memory context shows the question once \(data\.questionOnce\)/,
+  );
+});
