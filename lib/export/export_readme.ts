@@ -18,6 +18,8 @@ export interface ExportReadmeInfo {
   algorithms: string[];
   /** Training questions, test sets and documents. */
   counts: { train: number; tests: Record<string, number>; documents: number };
+  /** The memory context shows the question before the first turn only (`data.questionOnce`). @default false */
+  questionOnce?: boolean;
 }
 
 /**
@@ -36,6 +38,8 @@ export interface ExportReadmeInfo {
  * const md = exportReadme({ verlVersion: "0.7.0", source: "runs/x", checkpoint: "sft", algorithms: ["mempo"], counts: { train: 3, tests: { test_1obj: 2 }, documents: 5 } });
  * assert.match(md, /verl 0\.7\.0/);
  * assert.match(md, /bash config\/run\.sh mempo/);
+ * assert.doesNotMatch(md, /questionOnce/);
+ * assert.match(exportReadme({ verlVersion: "0.7.0", source: "runs/x", algorithms: [], counts: { train: 3, tests: {}, documents: 5 }, questionOnce: true }), /no question, as MEM1/);
  * ```
  */
 export function exportReadme(info: ExportReadmeInfo): string {
@@ -101,7 +105,12 @@ cannot be run here, and the parts are:
 1. **The forced \`<mem>\`**: done by the chat template (nothing to add).
 2. **The memory context policy** (this package's \`buildContext(…, { policy: "memory" })\`, MemPO's
    \`prepare_prompt\`): before each generation the prompt must be rebuilt as system + question + only the latest
-   turn and its tool result, e.g. \`tokenizer.apply_chat_template([system, user, {"role": "assistant", "content":
+   turn and its tool result${
+    info.questionOnce
+      ? " (this run sets `data.questionOnce`: after the first turn, system + only the latest turn and its tool " +
+        "result, no question, as MEM1's internal state)"
+      : ""
+  }, e.g. \`tokenizer.apply_chat_template([system, user, {"role": "assistant", "content":
    "<mem> " + last_turn}, {"role": "tool", "content": last_information}], add_generation_prompt=True)\`, instead of
    appending to \`prompt_ids\`. Because each turn is then sampled under its own context, the loop must emit **one
    row per turn** (prompt = that context, response = the turn's tokens, \`response_mask\` 1 on them), with

@@ -280,6 +280,7 @@ async function buildExport(
       ...(run === undefined ? {} : { checkpoint }),
       algorithms,
       counts: { train: data.trainCount, tests: data.testCounts, documents: data.documents },
+      ...(config.data.questionOnce ? { questionOnce: true } : {}),
     }),
   );
   files.push("README.md");
