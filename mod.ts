@@ -319,12 +319,7 @@ export {
 } from "./lib/train/gradient_workers.ts";
 export { cosineLr } from "./lib/optim/schedule.ts";
 export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
-export {
-  DRILL_KINDS,
-  type DrillKind,
-  type MemoryDrillOptions,
-  memoryDrillSequences,
-} from "./lib/train/memory_drill.ts";
+export { type MemoryDrillOptions, memoryDrillSequences } from "./lib/train/memory_drill.ts";
 export {
   type Algorithm,
   ALGORITHMS,
@@ -334,6 +329,8 @@ export {
   DEFAULT_CARRY_MAX,
   DEFAULT_JOIN_MAX,
   DEFAULT_TEACHER_MEMORY,
+  DRILL_KINDS,
+  type DrillKind,
   EVAL_CONFIG_SCHEMA,
   type EvalConfig,
   EXPERIMENT_CONFIG_SCHEMA,

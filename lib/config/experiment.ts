@@ -45,6 +45,16 @@ const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { e
 /** The teacher's memory format when `sft.teacherMemory` is left out ({@linkcode teacherMemory}). */
 export const DEFAULT_TEACHER_MEMORY: MemoryFormat = "state-relations";
 
+/**
+ * The memory drills (`sft.drillKinds`, `lib/train/memory_drill.ts`): the first turn's extraction of the subjects, and
+ * the pop of a resolved objective with the answer appended and the rest copied. (The rewrite of a 2-hop objective's
+ * head reads its relation left off the question, so it is learned from the demonstrations only.)
+ */
+export const DRILL_KINDS = ["extract", "pop"] as const;
+
+/** One kind of memory drill. */
+export type DrillKind = typeof DRILL_KINDS[number];
+
 /** Most objectives joined to a question when `sft.joinShare` is set and `sft.joinMax` is not. */
 export const DEFAULT_JOIN_MAX = 7;
 
@@ -157,6 +167,14 @@ export const SFT_CONFIG_SCHEMA = section({
       "the SFT pool, as a fraction of the demonstration sequences.",
     unset: "0",
   }),
+  drillKinds: z.array(oneOf(DRILL_KINDS), { error: "must be a list" }).min(1, { error: "must not be empty" })
+    .optional().meta({
+      description: "The memory drills' kinds (sft.drillMix): extract (the first turn's extraction of the open " +
+        "objectives from a question of 1-10 objectives) and pop (a later turn, in a context that holds the " +
+        'question); with data.questionOnce and sft.joinShare, ["extract"] leaves the later turns to the joined ' +
+        "tasks.",
+      unset: '["extract", "pop"]',
+    }),
   carryShare: inRange(0, 1).optional().meta({
     description: "A chain memory's drill of the answers' copy: the share of memory-context demonstrations whose " +
       "memory starts with answers carried from before the question (names of the main world's entities, given in " +

@@ -332,6 +332,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           count: drills,
           seed: config.seed + 31,
           relations: teacherMemory(config) === "state-relations",
+          ...(config.sft.drillKinds ? { kinds: config.sft.drillKinds } : {}),
         })
         : []),
     ];

@@ -15,17 +15,7 @@ import { RELATIONS } from "../env/world.ts";
 import { TEMPLATES } from "../env/questions.ts";
 import { chatTemplate } from "../env/context.ts";
 import type { LmSequence } from "./collate.ts";
-
-/**
- * The drills: the first turn's extraction of the subjects, and the pop of a
- * resolved objective with the answer appended and the rest copied. (The
- * rewrite of a 2-hop objective's head reads its relation left off the
- * question, so it is learned from the demonstrations only.)
- */
-export const DRILL_KINDS = ["extract", "pop"] as const;
-
-/** One kind of drill. */
-export type DrillKind = typeof DRILL_KINDS[number];
+import { DRILL_KINDS, type DrillKind } from "../config/experiment.ts";
 
 /** Options of {@linkcode memoryDrillSequences}. */
 export interface MemoryDrillOptions {
@@ -41,6 +31,12 @@ export interface MemoryDrillOptions {
    * (`sft.teacherMemory: "state-relations"`), or subjects only. @default false
    */
   relations?: boolean;
+  /**
+   * The kinds drilled, in turn (`sft.drillKinds`): `["extract"]` drills the first turn's extraction alone, as a
+   * run whose later turns are drilled by joined tasks (`sft.joinShare`, with no question in their context) needs.
+   * @default all of {@linkcode DRILL_KINDS}
+   */
+  kinds?: readonly DrillKind[];
 }
 
 const RELATION_WORDS = Object.keys(RELATIONS);
@@ -127,6 +123,10 @@ function distinct(rng: Rng, names: readonly string[], k: number): string[] {
  * const [withRelations] = memoryDrillSequences(tok, names, { count: 1, maxItems: 3, seed: 1, relations: true });
  * const items = decode(tok, withRelations!.tokens.filter((_, i) => withRelations!.lossMask[i] === 1));
  * assert.match(items, /^[a-f]( (born|located|capital|founder|headquarters|director))+( ; [a-f]( [a-z]+)+)* \| <\/mem> <think> [a-f] [a-z]+ <\/think> <search> [a-f] [a-z]+ <\/search>$/);
+ * // extractions only: every sequence's memory has an empty answer list
+ * const extracts = memoryDrillSequences(tok, names, { count: 4, maxItems: 3, seed: 1, relations: true, kinds: ["extract"] });
+ * assert.ok(extracts.every((x) => / \| <\/mem>/.test(decode(tok, x.tokens.filter((_, i) => x.lossMask[i] === 1)))));
+ * assert.throws(() => memoryDrillSequences(tok, names, { count: 1, kinds: [] }), /kinds must be a non-empty list of extract, pop/);
  * ```
  */
 export function memoryDrillSequences(
@@ -134,7 +134,14 @@ export function memoryDrillSequences(
   names: readonly string[],
   options: MemoryDrillOptions,
 ): LmSequence[] {
-  const { count, maxItems = 10, seed = 0, relations = false } = options;
+  const { count, maxItems = 10, seed = 0, relations = false, kinds = DRILL_KINDS } = options;
+  if (kinds.length === 0 || kinds.some((k) => !DRILL_KINDS.includes(k))) {
+    throw new RangeError(
+      `Invalid memory drill: kinds must be a non-empty list of ${DRILL_KINDS.join(", ")}, current value is ${
+        JSON.stringify(kinds)
+      }`,
+    );
+  }
   if (!Number.isInteger(maxItems) || maxItems < 1 || names.length < maxItems + 2) {
     throw new RangeError(
       `Invalid memory drill: maxItems must be an integer ≥ 1 with more names than maxItems + 1, current value is ${maxItems} (${names.length} names)`,
@@ -149,7 +156,7 @@ export function memoryDrillSequences(
   };
   const fact = () => `${draw(rng, names)} ${draw(rng, RELATION_WORDS)} ${draw(rng, names)} .`;
   return Array.from({ length: count }, (_, n) => {
-    const kind = DRILL_KINDS[n % DRILL_KINDS.length]!;
+    const kind = kinds[n % kinds.length]!;
     const k = 1 + rng.int(maxItems);
     const open = distinct(rng, names, k + 1);
     const answers = Array.from({ length: rng.int(maxItems + 1) }, () => draw(rng, names));

@@ -421,6 +421,11 @@ Deno.test("validateConfig(): data.questionOnce needs a memory that carries the o
         e.message,
       ),
   );
+  assert.deepEqual(resolveConfig("default", { sft: { drillMix: 0.1, drillKinds: ["extract"] } }).sft.drillKinds, [
+    "extract",
+  ]);
+  assert.throws(() => resolveConfig("default", { sft: { drillKinds: [] } }), /sft\.drillKinds.*must not be empty/);
+  assert.throws(() => resolveConfig("default", { sft: { drillKinds: ["copy"] } as never }), /sft\.drillKinds/);
   assert.throws(
     () => resolveConfig("default", { sft: { joinShare: 0.5 } }),
     /Invalid config: sft\.joinShare > 0 needs data\.questionOnce .*current values are sft\.joinShare 0\.5, data\.questionOnce undefined$/,
