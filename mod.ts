@@ -465,6 +465,7 @@ export {
   carryRecords,
   type CarryStep,
 } from "./lib/diagnostics/carry_errors.ts";
+export { extractionByPlace, type ExtractionPlace, extractionPositions } from "./lib/diagnostics/extraction.ts";
 export {
   STEP_KINDS,
   type StepAccuracy,

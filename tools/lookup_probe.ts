@@ -5,7 +5,8 @@
 // marker order and reversed (`q2 … ; q1 …`). A lookup by marker scores the same both ways; a lookup by place falls.
 // Then, in marker order, the names it writes into <mem>: in slots carried from the previous memory and in the new one.
 // A run whose teacher keeps the state memory (sft.teacherMemory "state-relations" or "state": no markers to look up) gets, per test set, the
-// accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table), and what it
+// accuracy of each step of the memory's per-turn operation instead (stepAccuracy, as eval.md's step table; with the open
+// objectives in the memory, the first turn's extraction of them by place in the list, extractionByPlace), and what it
 // predicts at each answer the memory carries or appends (carryErrors: the right one, the list ended early, another
 // answer, ...; and how often the word it ranks first once `|` is ruled out is right), and, with a subject index, each
 // lookup of the think (thinkRecords: the next subject, its relations, the next hop, `answer`) and what it names
@@ -25,6 +26,7 @@ import {
   reverseObjectives,
 } from "../lib/diagnostics/copy_diagnostic.ts";
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
+import { extractionByPlace } from "../lib/diagnostics/extraction.ts";
 import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
 import { SUBJECT_OUTCOMES, THINK_KINDS, type ThinkRecord, thinkRecords } from "../lib/diagnostics/think_lookups.ts";
 import { LENGTHENINGS, lengthenQuestion } from "../lib/env/longer_questions.ts";
@@ -67,6 +69,16 @@ await runTask(TASK, async ({ flags, positionals }) => {
         `${k} objectives, steps  ` +
           cells.map((c) => `${c.step} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
       );
+      // the first turn's extraction of the open list, by place in the list: the subject and its relations
+      if (!stateLayout(memory).chain) {
+        const pct = (h: { correct: number; total: number }) =>
+          h.total ? `${(100 * h.correct / h.total).toFixed(0)}%` : "–";
+        console.log(
+          `${k} objectives, first turn's open list by place (subject / relations)  ` +
+            (await extractionByPlace(model, data.tokenizer, sequences))
+              .map((r) => `${r.place}: ${pct(r.subject)} / ${pct(r.relations)}`).join("  "),
+        );
+      }
       // what it writes instead of a carried answer, and of the one appended
       const carryAll = await carryRecords(model, data.tokenizer, sequences, stateLayout(memory));
       for (const step of ["answers carried", "answer appended"] as const) {
