@@ -4,6 +4,11 @@ import { tf } from "../lib/tf.ts";
 import { type BackendName, releaseBackend, setBackend, webgpuAvailable } from "../lib/backend/backend.ts";
 import { createRng } from "../lib/random.ts";
 import { commandSucceeds } from "../lib/cli/command_probe.ts";
+import { buildData, type BuildDataOptions, loadData, type LoadedData } from "../lib/data/build.ts";
+import type { MemoryFormat } from "../lib/env/teacher.ts";
+import type { LmSequence } from "../lib/train/collate.ts";
+import type { Episode } from "../lib/env/rollout.ts";
+import { teacherDemonstrations } from "../lib/train/demos.ts";
 
 /** Runs `fn` once to warm up, then asserts a second run leaves no new tensors. */
 export function assertNoTensorLeak(fn: () => unknown): void {
@@ -118,4 +123,34 @@ export async function torchReference(): Promise<Record<string, unknown>> {
 /** `tf.tensor2d` of a nested array (float32). */
 export function t2(x: readonly (readonly number[])[]): tf.Tensor2D {
   return tf.tensor2d(x.map((r) => Array.from(r)));
+}
+
+/**
+ * A fresh data directory with one test set of `objectives` objectives (`count` questions, 4 training questions) and
+ * the scripted teacher's memory-context turns on it, no drops: what a diagnostic's test scores.
+ */
+export async function teacherTestTurns(
+  seed: number,
+  objectives: number,
+  count: number,
+  options: { data?: BuildDataOptions; memory?: MemoryFormat } = {},
+): Promise<{ data: LoadedData; sequences: LmSequence[]; episodes: Episode[] }> {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, seed, {
+    trainCount: 4,
+    testCount: count,
+    testObjectives: [objectives],
+    markers: false,
+    ...options.data,
+  });
+  const data = await loadData(dir);
+  const { sequences, episodes } = await teacherDemonstrations(data, {
+    count,
+    dropProbability: 0,
+    seed: 0,
+    policies: ["memory"],
+    records: data.test.get(objectives)!,
+    ...(options.memory ? { memory: options.memory } : {}),
+  });
+  return { data, sequences, episodes };
 }

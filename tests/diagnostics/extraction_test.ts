@@ -1,24 +1,13 @@
 import assert from "node:assert/strict";
-import { buildData, loadData } from "../../lib/data/build.ts";
 import { decode } from "../../lib/text/tokenizer.ts";
-import { teacherDemonstrations } from "../../lib/train/demos.ts";
+import { teacherTestTurns } from "../_helpers.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel } from "../../lib/model/params.ts";
 import { extractionByPlace, extractionPositions } from "../../lib/diagnostics/extraction.ts";
 
 Deno.test("extractionPositions(): on the teacher's turns, each first turn's every open item (its subject, then its relations and `;`) and nothing of a later turn, with the question shown once or every turn", async () => {
   for (const questionOnce of [true, false]) {
-    const dir = await Deno.makeTempDir();
-    await buildData(dir, 8, { trainCount: 4, testCount: 4, testObjectives: [3], markers: false, questionOnce });
-    const data = await loadData(dir);
-    const records = data.test.get(3)!;
-    const { sequences, episodes } = await teacherDemonstrations(data, {
-      count: 4,
-      dropProbability: 0,
-      seed: 0,
-      policies: ["memory"],
-      records,
-    });
+    const { data, sequences, episodes } = await teacherTestTurns(8, 3, 4, { data: { questionOnce } });
     const firsts = sequences.filter((s) => extractionPositions(s, data.tokenizer).length > 0);
     assert.equal(firsts.length, episodes.length, "one first turn per episode");
     firsts.forEach((s, n) => {
@@ -36,16 +25,7 @@ Deno.test("extractionPositions(): on the teacher's turns, each first turn's ever
 });
 
 Deno.test("extractionByPlace(): a random model's hits are counted once per scored token, by place", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 8, { trainCount: 4, testCount: 2, testObjectives: [3], markers: false, questionOnce: true });
-  const data = await loadData(dir);
-  const { sequences } = await teacherDemonstrations(data, {
-    count: 2,
-    dropProbability: 0,
-    seed: 0,
-    policies: ["memory"],
-    records: data.test.get(3)!,
-  });
+  const { data, sequences } = await teacherTestTurns(8, 3, 2, { data: { questionOnce: true } });
   const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 2 });
   const rows = await extractionByPlace(model, data.tokenizer, sequences);
   model.dispose();

@@ -5,6 +5,7 @@ import { modelPreset } from "../../lib/model/config.ts";
 import { createModel } from "../../lib/model/params.ts";
 import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
 import { THINK_KINDS, thinkPositions, thinkRecords } from "../../lib/diagnostics/think_lookups.ts";
+import { teacherTestTurns } from "../_helpers.ts";
 
 Deno.test("thinkPositions(): per question of k objectives, k next subjects, one answer, every relation once and two words per later hop; linked: k subjects copied; the index first or last", async () => {
   for (const place of [true, "end"] as const) {
@@ -71,15 +72,8 @@ async function countsOff(data: Awaited<ReturnType<typeof loadData>>, place: stri
 }
 
 Deno.test("thinkPositions(): a question without a subject index has no think lookups to sort", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 6, { trainCount: 4, testCount: 2, testObjectives: [2], markers: false, distinctAnswers: true });
-  const data = await loadData(dir);
-  const { sequences } = await teacherDemonstrations(data, {
-    count: 2,
-    dropProbability: 0,
-    seed: 0,
-    policies: ["memory"],
-    records: data.test.get(2)!,
+  const { data, sequences } = await teacherTestTurns(6, 2, 2, {
+    data: { distinctAnswers: true },
     memory: "state-chain-bare",
   });
   assert.ok(sequences.length > 0);
