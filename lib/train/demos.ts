@@ -148,6 +148,11 @@ export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[])
   };
 }
 
+/** Every name a task's objectives hold (subjects, entities, answers): what other objectives added to it must avoid. */
+function taskNames(task: EpisodeTask): Set<string> {
+  return new Set((task.subQuestions ?? []).flatMap((q) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])]));
+}
+
 /**
  * A task joined with objectives of other questions (`sft.joinShare`): the
  * extra objectives first, then the task's own, as one task of them all (its
@@ -230,9 +235,7 @@ export function withFiller(
 ): EpisodeTask {
   const rng = createRng(hashSeed(seed + 13, hashString(task.question)));
   const count = rng.int(max + 1);
-  const own = new Set(
-    (task.subQuestions ?? []).flatMap((q) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])]),
-  );
+  const own = taskNames(task);
   const extra: SubQuestion[] = [];
   for (let draws = 0; extra.length < count && draws < 100 * (count + 1); draws++) {
     const q = pool[rng.int(pool.length)]!;
@@ -404,9 +407,7 @@ export async function teacherDemonstrations(
           );
         }
         tasks = tasks.map((task) => {
-          const own = new Set(
-            (task.subQuestions ?? []).flatMap((q) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])]),
-          );
+          const own = taskNames(task);
           const extra = carriedObjectives(task.question, own, { ...options.join!, pool }, seed + 1);
           if (extra.length > 0) joinedTasks.add(task.groupId);
           return joinTask(task, extra);
@@ -415,9 +416,7 @@ export async function teacherDemonstrations(
       if (contextPolicy === "memory" && drill?.index) {
         // a share of the memory episodes continue a longer task: objectives of the world's other questions
         tasks = tasks.map((task) => {
-          const own = new Set(
-            (task.subQuestions ?? []).flatMap((q) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])]),
-          );
+          const own = taskNames(task);
           return continueTask(task, carriedObjectives(task.question, own, { ...drill, pool }, seed));
         });
       }
