@@ -27,9 +27,13 @@ import {
 } from "../lib/diagnostics/copy_diagnostic.ts";
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
 import { extractionByPlace } from "../lib/diagnostics/extraction.ts";
+import type { Hits } from "../lib/diagnostics/teacher_forced.ts";
 import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
 import { SUBJECT_OUTCOMES, THINK_KINDS, type ThinkRecord, thinkRecords } from "../lib/diagnostics/think_lookups.ts";
 import { LENGTHENINGS, lengthenQuestion } from "../lib/env/longer_questions.ts";
+
+/** A share of hits in whole percent, or "–" when none was scored. */
+const pct = (h: Hits) => h.total ? `${(100 * h.correct / h.total).toFixed(0)}%` : "–";
 
 const TASK = {
   name: "deno run -A tools/lookup_probe.ts",
@@ -71,8 +75,6 @@ await runTask(TASK, async ({ flags, positionals }) => {
       );
       // the first turn's extraction of the open list, by place in the list: the subject and its relations
       if (!stateLayout(memory).chain) {
-        const pct = (h: { correct: number; total: number }) =>
-          h.total ? `${(100 * h.correct / h.total).toFixed(0)}%` : "–";
         console.log(
           `${k} objectives, first turn's open list by place (subject / relations)  ` +
             (await extractionByPlace(model, data.tokenizer, sequences))
@@ -176,9 +178,10 @@ await runTask(TASK, async ({ flags, positionals }) => {
       );
       if (order === "marker") {
         const mem = await memorySlotAccuracy(model, data.tokenizer, names, sequences);
-        const pct = (h: { correct: number; total: number }) =>
-          `${(100 * h.correct / Math.max(1, h.total)).toFixed(0)}% (${h.total})`;
-        console.log(`${k} objectives, <mem> names: carried slots ${pct(mem.carried)}, new slot ${pct(mem.new)}`);
+        const counted = (h: Hits) => `${pct(h)} (${h.total})`;
+        console.log(
+          `${k} objectives, <mem> names: carried slots ${counted(mem.carried)}, new slot ${counted(mem.new)}`,
+        );
       }
     }
   }
