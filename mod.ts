@@ -297,8 +297,10 @@ export {
 export {
   buildData,
   type BuildDataOptions,
+  DATA_SPLITS,
   DATA_VERSION,
   dataDirOf,
+  type DataSplit,
   loadData,
   type LoadedData,
   TOKENIZER_SCAFFOLD,

@@ -2,6 +2,7 @@
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import type { Algorithm } from "../lib/config/experiment.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
+import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
 import { readMetricsLog } from "../lib/train/metrics_log.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { evaluateRun } from "../lib/pipeline/evaluate_run.ts";
@@ -11,19 +12,30 @@ import type { Model } from "../lib/model/params.ts";
 
 const TASK = {
   name: "deno task eval",
-  summary: "evaluate a run's SFT and RL checkpoints again on its test sets (its config's eval section) and " +
-    "rewrite its eval.md, eval.json and plots. Every checkpoint is checked first: its files' hashes, and its " +
+  summary: "evaluate a run's SFT and RL checkpoints again on its test sets, or its validation sets with --split " +
+    "valid (its config's eval section), and rewrite its eval.md, eval.json and plots (RUN/valid/ for valid). Every checkpoint is checked first: its files' hashes, and its " +
     "architecture against its weights and against the run's config.",
   positionals: [{ name: "RUN", help: "a run directory (runs/NAME) written by deno task train" }],
-  flags: {},
+  flags: {
+    split: {
+      type: "string",
+      value: "SPLIT",
+      choices: DATA_SPLITS,
+      default: "test",
+      help: "the sets evaluated: test (files in RUN) or valid (data.validCount's validation sets; files in RUN/valid)",
+    },
+  },
 } as const;
 
-await runTask(TASK, async ({ positionals }) => {
+await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
+  const split = flags.split as DataSplit;
+  const outDir = split === "test" ? dir : `${dir}/${split}`;
   const config = await readRunConfig(dir);
   // the training curves come from the run's log: a damaged one is refused before minutes of evaluation
   const metrics = (await readMetricsLog(`${dir}/metrics.jsonl`)).rows;
-  const { data, load: loadStage } = await openRun(dir, config);
+  const { data, load: loadStage } = await openRun(dir, config, { split });
+  await Deno.mkdir(outDir, { recursive: true });
   const models: Model[] = [];
   const load = async (name: string) => {
     const m = await loadStage(name);
@@ -42,6 +54,7 @@ await runTask(TASK, async ({ positionals }) => {
   // evaluateRun owns the models from here (disposed whatever happens)
   const { rows } = await evaluateRun({
     runDir: dir,
+    outDir,
     config,
     data,
     sft,
@@ -55,7 +68,7 @@ await runTask(TASK, async ({ positionals }) => {
     },
   });
   console.log(evalMarkdown(rows));
-  console.log(`wrote ${dir}/eval.md, eval.json and its figures`);
+  console.log(`wrote ${outDir}/eval.md, eval.json and its figures`);
   // a live GPUDevice at exit leaves the driver's threads racing the exit handlers
   if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));
 });

@@ -130,6 +130,16 @@ export const DATA_CONFIG_SCHEMA = section({
       "memory or a final answer, so copying the list is a lookup by the word before, whatever its length).",
     unset: "false",
   }),
+  validCount: int(0).optional().meta({
+    description: "Questions per validation set (one per test objective count), asked about a share of the " +
+      "training entities that training questions then never ask about (deno task eval RUN --split valid); the " +
+      "test sets stay those drawn without it.",
+    unset: "0 (no validation sets)",
+  }),
+  validFraction: inRange(0, 1).optional().meta({
+    description: "Share of each entity type's non-test entities kept as validation subjects (data.validCount > 0).",
+    unset: "0.15",
+  }),
 });
 
 /** The schema of {@linkcode SftConfig}: supervised fine-tuning on teacher demonstrations. */

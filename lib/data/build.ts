@@ -49,6 +49,12 @@ export interface BuildDataOptions extends QaSplitOptions {
  */
 export const DATA_VERSION = 8;
 
+/** The held-out sets a data directory can be evaluated on: the test sets, or the validation sets (`validCount`). */
+export const DATA_SPLITS = ["test", "valid"] as const;
+
+/** One of {@linkcode DATA_SPLITS}. */
+export type DataSplit = typeof DATA_SPLITS[number];
+
 /** What a data directory holds once loaded. */
 export interface LoadedData {
   /** The tokenizer. */
@@ -59,8 +65,13 @@ export interface LoadedData {
   search: SearchIndex;
   /** Training questions. */
   train: QaRecord[];
-  /** Test sets by objective count. */
+  /**
+   * The evaluated sets by objective count: the test sets, or the validation sets where `split` is `"valid"`
+   * ({@linkcode loadData}'s option), so that every evaluation reads the split it was given the same way.
+   */
   test: Map<number, QaRecord[]>;
+  /** Which sets `test` holds: `"test"` (absent: the same) or `"valid"`. */
+  split?: DataSplit;
   /** Auxiliary worlds: their training questions and search index (SFT only). */
   aux: { train: QaRecord[]; search: SearchIndex; corpus: CorpusDocument[] }[];
   /** The memory context shows the question before the first turn only ({@linkcode BuildDataOptions}). */
@@ -96,7 +107,8 @@ function toRecord(q: QaItem, split: string, index: number): QaRecord {
 
 /**
  * Generates and writes a data directory:
- * `corpus.parquet`, `train.parquet`, `test_{k}obj.parquet`, `tokenizer.json`, `manifest.json`.
+ * `corpus.parquet`, `train.parquet`, `test_{k}obj.parquet`, `tokenizer.json`, `manifest.json`, and
+ * `valid_{k}obj.parquet` with `validCount`.
  *
  * Source: verl data preparation; MEM1's 2-objective training / k-objective test protocol.
  *
@@ -132,6 +144,9 @@ export async function buildData(
   const tests = [...splits.test.entries()].map(([k, qs]) =>
     [k, qs.map((q, i) => toRecord(q, `test_${k}obj`, i))] as const
   );
+  const valids = [...splits.valid.entries()].map(([k, qs]) =>
+    [k, qs.map((q, i) => toRecord(q, `valid_${k}obj`, i))] as const
+  );
   const names = world.entities.map((e) => e.name);
   const aux = Array.from({ length: options.auxWorlds ?? 0 }, (_, k) => {
     const w = generateWorld(seed + 1000 * (k + 1), options.sizes, undefined, names);
@@ -141,6 +156,7 @@ export async function buildData(
       trainCount: options.auxTrainCount ?? options.trainCount,
       trainObjectives: options.auxObjectives ?? options.trainObjectives,
       testCount: 1,
+      validCount: 0,
     });
     return { corpus: buildCorpus(w), train: s.train.map((q, i) => toRecord(q, `aux${k + 1}`, i)) };
   });
@@ -149,6 +165,7 @@ export async function buildData(
     ...corpus.map((d) => d.text),
     ...train.map((r) => r.question),
     ...tests.flatMap(([, rs]) => rs.map((r) => r.question)),
+    ...valids.flatMap(([, rs]) => rs.map((r) => r.question)),
     ...aux.flatMap((a) => a.train.map((r) => r.question)),
   ]);
   for (const [k, a] of aux.entries()) {
@@ -158,6 +175,7 @@ export async function buildData(
   await writeCorpus(`${dir}/corpus.parquet`, corpus);
   await writeDataset(`${dir}/train.parquet`, train);
   for (const [k, rs] of tests) await writeDataset(`${dir}/test_${k}obj.parquet`, rs);
+  for (const [k, rs] of valids) await writeDataset(`${dir}/valid_${k}obj.parquet`, rs);
   await Deno.writeTextFile(`${dir}/tokenizer.json`, tokenizerToJson(tokenizer));
   const manifest = {
     seed,
@@ -170,6 +188,12 @@ export async function buildData(
     test: Object.fromEntries(tests.map(([k, rs]) => [`${k}obj`, rs.length])),
     vocabSize: tokenizer.size,
     testSubjects: splits.testSubjects.size,
+    ...(valids.length > 0
+      ? {
+        valid: Object.fromEntries(valids.map(([k, rs]) => [`${k}obj`, rs.length])),
+        validSubjects: splits.validSubjects.size,
+      }
+      : {}),
     auxWorlds: aux.length,
     version: DATA_VERSION,
     options: { seed, ...options },
@@ -212,17 +236,28 @@ export function dataDirOf(data: LoadedData): string | undefined {
  * Source: see {@linkcode buildData}.
  *
  * @param dir The directory.
- * @returns Tokenizer, corpus, search index, train and test sets.
+ * @param options `split`: the sets loaded as `test`, the test sets or the validation sets. @default { split: "test" }
+ * @returns Tokenizer, corpus, search index, train and test (or validation) sets.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadData } from "./build.ts";
+ * import { buildData, loadData } from "./build.ts";
  *
  * await assert.rejects(loadData("/nonexistent"), /Cannot load data from \/nonexistent/);
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 1, { trainCount: 4, testCount: 2, testObjectives: [1, 2], validCount: 3 });
+ * const valid = await loadData(dir, { split: "valid" });
+ * assert.deepEqual([valid.split, valid.test.get(2)!.length, valid.test.get(2)![0]!.split], ["valid", 3, "valid_2obj"]);
  * ```
  */
-export async function loadData(dir: string): Promise<LoadedData> {
+export async function loadData(dir: string, options: { split?: DataSplit } = {}): Promise<LoadedData> {
+  const split = options.split ?? "test";
+  if (!(DATA_SPLITS as readonly string[]).includes(split)) {
+    throw new DataError(
+      `Cannot load data from ${dir}: split must be test or valid, current value is ${JSON.stringify(split)}`,
+    );
+  }
   const read = async (file: string) => {
     try {
       return await Deno.readTextFile(`${dir}/${file}`);
@@ -231,7 +266,12 @@ export async function loadData(dir: string): Promise<LoadedData> {
       throw new DataError(`Cannot load data from ${dir}: ${why} (run deno task data)`);
     }
   };
-  let manifest: { test?: Record<string, number>; auxWorlds?: number; options?: { questionOnce?: unknown } };
+  let manifest: {
+    test?: Record<string, number>;
+    valid?: Record<string, number>;
+    auxWorlds?: number;
+    options?: { questionOnce?: unknown };
+  };
   let tokenizer: Tokenizer;
   try {
     manifest = JSON.parse(await read("manifest.json"));
@@ -260,9 +300,16 @@ export async function loadData(dir: string): Promise<LoadedData> {
   }
   const corpus = await readCorpus(`${dir}/corpus.parquet`);
   const train = await readDataset(`${dir}/train.parquet`);
+  const sets = split === "valid" ? manifest.valid : manifest.test;
+  if (typeof sets !== "object" || sets === null) {
+    throw new DataError(
+      `Cannot load data from ${dir}: it has no validation sets (manifest.json has no "valid"); rebuild it with ` +
+        `data.validCount > 0`,
+    );
+  }
   const test = new Map<number, QaRecord[]>();
-  for (const key of Object.keys(manifest.test ?? {})) {
-    test.set(parseInt(key), await readDataset(`${dir}/test_${key}.parquet`));
+  for (const key of Object.keys(sets)) {
+    test.set(parseInt(key), await readDataset(`${dir}/${split}_${key}.parquet`));
   }
   const aux = [];
   for (let k = 1; k <= (manifest.auxWorlds ?? 0); k++) {
@@ -274,7 +321,7 @@ export async function loadData(dir: string): Promise<LoadedData> {
     });
   }
   const questionOnce = manifest.options?.questionOnce === true;
-  const data = { tokenizer, corpus, search: buildSearchIndex(corpus), train, test, aux, questionOnce };
+  const data = { tokenizer, corpus, search: buildSearchIndex(corpus), train, test, aux, questionOnce, split };
   LOADED_FROM.set(data, dir);
   return data;
 }

@@ -259,6 +259,17 @@ export interface QaSplitOptions {
    * think does not grow with the text of more objectives. @default false
    */
   subjectIndex?: SubjectIndex;
+  /**
+   * Questions per validation set, one set per test objective count, asked about validation subjects: a share
+   * (`validFraction`) of each type's non-test entities that no training question then asks about. What a choice of
+   * recipe is read from, so that the test sets are read once, at the end. The test sets are those drawn without a
+   * validation split (the training questions of the full pool are drawn and set aside, so the shared stream reaches
+   * the test sets where it would have; the training questions come from their own stream). 0: no split, the training
+   * set is the one without it. @default 0
+   */
+  validCount?: number;
+  /** Share of each type's non-test entities kept as validation subjects when `validCount > 0` (at least one each). @default 0.15 */
+  validFraction?: number;
 }
 
 /** Where a question lists its subjects ({@linkcode QaSplitOptions}' `subjectIndex`): nowhere, first, or last. */
@@ -335,6 +346,10 @@ export interface QaSplits {
   test: Map<number, QaItem[]>;
   /** The subjects reserved for testing. */
   testSubjects: Set<string>;
+  /** Validation sets keyed by objective count (validation subjects only; empty without `validCount`). */
+  valid: Map<number, QaItem[]>;
+  /** The subjects reserved for validation (empty without `validCount`). */
+  validSubjects: Set<string>;
 }
 
 function makeQuestion(
@@ -453,20 +468,36 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     markers = true,
     distinctAnswers = false,
     subjectIndex = false,
+    validCount = 0,
+    validFraction = 0.15,
   } = options;
   if (!(testFraction > 0 && testFraction < 1)) {
     throw new RangeError(`Cannot build QA splits: testFraction must be in (0, 1), current value is ${testFraction}`);
   }
+  if (!(Number.isInteger(validCount) && validCount >= 0)) {
+    throw new RangeError(
+      `Cannot build QA splits: validCount must be an integer ≥ 0, current value is ${JSON.stringify(validCount)}`,
+    );
+  }
+  if (!(validFraction > 0 && validFraction < 1)) {
+    throw new RangeError(`Cannot build QA splits: validFraction must be in (0, 1), current value is ${validFraction}`);
+  }
   const rng = createRng(seed);
   const train = new Map<EntityType, string[]>();
   const test = new Map<EntityType, string[]>();
+  const valid = new Map<EntityType, string[]>();
   for (const type of Object.keys(TEMPLATES) as EntityType[]) {
     const names = shuffled(world.entities.filter((e) => e.type === type).map((e) => e.name), rng);
     const nTest = testShare(names.length, testFraction);
     test.set(type, names.slice(0, nTest));
     train.set(type, names.slice(nTest));
+    if (validCount > 0) {
+      const nValid = Math.min(names.length - nTest, testShare(names.length - nTest, validFraction));
+      valid.set(type, names.slice(nTest, nTest + nValid));
+    }
   }
   const testSubjects = new Set([...test.values()].flat());
+  const validSubjects = new Set([...valid.values()].flat());
   const ks = typeof trainObjectives === "number" ? [trainObjectives] : trainObjectives;
   if (ks.length === 0 || !ks.every((k) => Number.isInteger(k) && k >= 1)) {
     throw new RangeError(
@@ -479,6 +510,13 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
   if (testSubjects.size < maxK) {
     throw new RangeError(
       `Cannot build QA splits: ${testSubjects.size} test subjects cannot make ${maxK}-objective questions`,
+    );
+  }
+  const maxTest = Math.max(...testObjectives);
+  if (validCount > 0 && validSubjects.size < maxTest) {
+    throw new RangeError(
+      `Cannot build QA splits: ${validSubjects.size} validation subjects (validFraction ${validFraction}) cannot ` +
+        `make ${maxTest}-objective questions`,
     );
   }
   if (!(Number.isInteger(trainMarkers) && trainMarkers >= 0) || (trainMarkers > 0 && trainMarkers < Math.max(...ks))) {
@@ -504,22 +542,36 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
   const orderRng = createRng(hashSeed(seed, hashString("order")));
   const drawOrder = (k: number) =>
     trainOrder === "shuffled" ? shuffled(Array.from({ length: k }, (_, i) => i), orderRng) : undefined;
-  return {
-    train: Array.from({ length: trainCount }, (_, i) => {
+  const drawTrain = (pool: Map<EntityType, string[]>, r: Rng, withOrder: boolean) =>
+    Array.from({ length: trainCount }, (_, i) => {
       const k = ks[i % ks.length]!;
-      return makeQuestion(world, train, k, rng, drawMarkers(k), drawOrder(k), markers, distinctAnswers, subjectIndex);
-    }),
-    test: new Map(
-      testObjectives.map((
+      const [m, o] = withOrder ? [drawMarkers(k), drawOrder(k)] : [undefined, undefined];
+      return makeQuestion(world, pool, k, r, m, o, markers, distinctAnswers, subjectIndex);
+    });
+  const drawSets = (pool: Map<EntityType, string[]>, r: Rng, count: number) =>
+    new Map(
+      testObjectives.map((k) => [
         k,
-      ) => [
-        k,
-        Array.from(
-          { length: testCount },
-          () => makeQuestion(world, test, k, rng, undefined, undefined, markers, distinctAnswers, subjectIndex),
-        ),
+        Array.from({ length: count }, () =>
+          makeQuestion(world, pool, k, r, undefined, undefined, markers, distinctAnswers, subjectIndex)),
       ]),
-    ),
+    );
+  let trainQuestions: QaItem[];
+  if (validCount === 0) trainQuestions = drawTrain(train, rng, true);
+  else {
+    // the full pool's training questions only advance the shared stream (markers and order do not draw from it), so
+    // the test sets below are the ones without a split; the training set comes from its own stream, without the
+    // validation subjects
+    drawTrain(train, rng, false);
+    const trainPool = new Map([...train].map(([t, names]) => [t, names.filter((n) => !validSubjects.has(n))]));
+    trainQuestions = drawTrain(trainPool, createRng(hashSeed(seed, hashString("valid-train"))), true);
+  }
+  const testSets = drawSets(test, rng, testCount);
+  return {
+    train: trainQuestions,
+    test: testSets,
     testSubjects,
+    valid: validCount > 0 ? drawSets(valid, createRng(hashSeed(seed, hashString("valid"))), validCount) : new Map(),
+    validSubjects,
   };
 }

@@ -10,6 +10,7 @@
  * @module
  */
 import type { EvalConfig } from "../config/experiment.ts";
+import type { DataSplit } from "../data/build.ts";
 import type { ContextPolicy } from "../env/context.ts";
 import type { EvalRow } from "./evaluate.ts";
 import type { EqualRewardGroupsOptions, EqualRewardGroupsRow } from "./equal_reward_groups.ts";
@@ -18,6 +19,8 @@ import type { EqualRewardGroupsOptions, EqualRewardGroupsRow } from "./equal_rew
 export interface EvalWorkerInit {
   /** The data directory (`config.dataDir`), loaded as the pipeline loads it. */
   dataDir: string;
+  /** The sets evaluated (`LoadedData.split`). @default "test" */
+  split?: DataSplit;
   /** The models: config and every trainable variable's values, in `trainableVariables` order. */
   models: { config: unknown; weights: Float32Array[] }[];
   /** The caller's test sets (`testFingerprint`): the worker refuses data that differ. */
@@ -48,7 +51,7 @@ async function start(init: EvalWorkerInit): Promise<Run> {
   const { evaluateCell, testFingerprint } = await import("./evaluate.ts");
   const { equalRewardCell } = await import("./equal_reward_groups.ts");
   await setBackend("wasm", { threads: 1 });
-  const data = await loadData(init.dataDir);
+  const data = await loadData(init.dataDir, { split: init.split ?? "test" });
   if (testFingerprint(data) !== init.fingerprint) {
     throw new RangeError(`The test sets in ${init.dataDir} are not the ones being evaluated (dataDir)`);
   }

@@ -141,6 +141,7 @@ export function createEvalWorkers(
     if (pool === undefined) {
       const init: EvalWorkerInit = {
         dataDir,
+        split: data.split ?? "test",
         fingerprint: testFingerprint(data),
         models: models.map((m) => ({
           config: m.config,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { LoadedData } from "../data/build.ts";
+import type { DataSplit, LoadedData } from "../data/build.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 import type { ContextPolicy } from "../env/context.ts";
 import type { Model } from "../model/params.ts";
@@ -96,8 +96,10 @@ export async function runDemoContexts(
 
 /** Options of {@linkcode evaluateRun}. */
 export interface EvaluateRunOptions {
-  /** The run directory: the evaluation files are written there; its `sft/` state holds the demonstrations' contexts. */
+  /** The run directory: its `sft/` state holds the demonstrations' contexts. */
   runDir: string;
+  /** Where the evaluation files are written (the validation split's: `RUN/valid`). @default runDir */
+  outDir?: string;
   /** The run's config (`eval`, `rl.algorithms`, the teacher's memory, the seeds). */
   config: ExperimentConfig;
   /** The run's data. */
@@ -222,7 +224,7 @@ export async function evaluateRun(
     timings.groups = clock() - t;
     const demos = await runDemoContexts(runDir, config, data, sft.config.maxPositions);
     const contexts = longestContexts(rows, trainingContexts(demos, metrics));
-    await writeEvalFiles(runDir, {
+    await writeEvalFiles(options.outDir ?? runDir, {
       rows,
       timings,
       diagnostic,
@@ -230,6 +232,7 @@ export async function evaluateRun(
       metrics,
       equalRewardGroups: groups,
       longestContexts: contexts,
+      split: data.split,
     });
     return { rows, timings };
   } finally {
@@ -269,6 +272,8 @@ export interface EvalFiles {
   equalRewardGroups?: readonly EqualRewardGroupsRow[];
   /** The longest training and test contexts per agent (`longestContexts`). */
   longestContexts?: readonly LongestContextRow[];
+  /** The sets evaluated (`LoadedData.split`): eval.json's `split` and eval.md's title name the validation sets. @default "test" */
+  split?: DataSplit;
 }
 
 /**
@@ -302,11 +307,20 @@ export interface EvalFiles {
  * ```
  */
 export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<void> {
-  const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts } = files;
+  const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts, split } = files;
+  const valid = split === "valid" ? { split } : {};
   await writeFileAtomic(
     `${outDir}/eval.json`,
     JSON.stringify(
-      { rows, timings, diagnostic, unseen: unseen && Object.fromEntries(unseen), equalRewardGroups, longestContexts },
+      {
+        ...valid,
+        rows,
+        timings,
+        diagnostic,
+        unseen: unseen && Object.fromEntries(unseen),
+        equalRewardGroups,
+        longestContexts,
+      },
       null,
       2,
     ),
@@ -315,8 +329,15 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
   const figures = runFigures(rows, metrics);
   for (const [name, figure] of Object.entries(figures)) await writeFileAtomic(`${outDir}/${name}`, figure.svg);
   const md = [
-    "# Evaluation",
+    split === "valid" ? "# Evaluation on the validation sets" : "# Evaluation",
     "",
+    ...(split === "valid"
+      ? [
+        "Questions about the validation subjects (`data.validCount`), which no training question asks about; every",
+        '"test set" below is the validation set of that size.',
+        "",
+      ]
+      : []),
     "Greedy decoding. Cells: mean EM / mean F1 / mean total tokens per episode / mean peak context tokens.",
     "The teacher rows are the scripted teacher without drops: the ceiling, and the tokens a perfect policy",
     "spends under each context policy.",

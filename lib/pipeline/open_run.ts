@@ -7,7 +7,7 @@
  * @module
  */
 import { setBackend } from "../backend/backend.ts";
-import { loadData, type LoadedData } from "../data/build.ts";
+import { type DataSplit, loadData, type LoadedData } from "../data/build.ts";
 import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { loadCheckpoint } from "../model/checkpoint.ts";
 import { type ModelConfig, modelPreset } from "../model/config.ts";
@@ -38,6 +38,7 @@ export interface OpenedRun {
  *
  * @param runDir The run directory.
  * @param config Its config (`readRunConfig(runDir)`).
+ * @param options `split`: the data's sets read as its test sets (`loadData`). @default { split: "test" }
  * @returns The opened run.
  *
  * @example
@@ -56,10 +57,14 @@ export interface OpenedRun {
  * await assert.rejects(() => opened.load("sft"), /sft/);
  * ```
  */
-export async function openRun(runDir: string, config: ExperimentConfig): Promise<OpenedRun> {
+export async function openRun(
+  runDir: string,
+  config: ExperimentConfig,
+  options: { split?: DataSplit } = {},
+): Promise<OpenedRun> {
   await setBackend(config.backend);
   await checkRunTokenizer(runDir, config.dataDir, "evaluate");
-  const data = await loadData(config.dataDir);
+  const data = await loadData(config.dataDir, options);
   const expect = modelPreset(config.model, data.tokenizer.size);
   return {
     data,

@@ -189,6 +189,7 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   ["tools/eval.ts", ["a", "b"], 2, /unexpected argument "b"/],
   ["tools/eval.ts", [`${work}/nothing`], 1, /Cannot read .*nothing\/config\.json: no such file/],
   ["tools/eval.ts", [notRun], 1, /config\.json: Invalid config: rl\.steps must be an integer ≥ 0, current value is -1/],
+  ["tools/eval.ts", [notRun, "--split", "train"], 2, /--split must be one of test, valid/],
   ["tools/data.ts", ["--preset", "huge"], 2, /--preset must be one of default, quick/],
   ["tools/data.ts", ["--seed", "1.5"], 2, /--seed must be an integer ≥ 0, current value is "1\.5"/],
   ["tools/notebooks.ts", ["--bogus"], 2, /Unknown option '--bogus'/],

@@ -26,6 +26,43 @@ Deno.test("buildData() writes a deterministic data directory that loadData() rea
   await assert.rejects(loadData(a), /Cannot read dataset .*train.parquet/);
 });
 
+Deno.test("buildData({ validCount }): validation sets beside the same test sets; loadData() reads either split", async () => {
+  const plain = await Deno.makeTempDir();
+  const split = await Deno.makeTempDir();
+  const options = { trainCount: 40, testCount: 3, testObjectives: [1, 4], auxWorlds: 1 };
+  const mp = await buildData(plain, 7, options);
+  const ms = await buildData(split, 7, { ...options, validCount: 2 });
+  assert.equal(mp.valid, undefined, "no validation sets without validCount");
+  assert.deepEqual(ms.valid, { "1obj": 2, "4obj": 2 });
+  assert.equal(ms.validSubjects, 23);
+  const [p, v, t] = [await loadData(plain), await loadData(split, { split: "valid" }), await loadData(split)];
+  assert.equal(p.split, "test");
+  assert.equal(t.split, "test");
+  assert.equal(v.split, "valid");
+  assert.deepEqual(t.test, p.test, "the test sets are those built without a split");
+  assert.deepEqual(t.aux[0]!.train, p.aux[0]!.train, "the auxiliary worlds take no validation subjects");
+  assert.deepEqual([...v.test.keys()], [1, 4]);
+  assert.deepEqual(v.test.get(4)!.map((r) => [r.split, r.index, r.targets.length]), [["valid_4obj", 0, 4], [
+    "valid_4obj",
+    1,
+    4,
+  ]]);
+  const subjects = (rs: { subQuestions?: { subject: string }[] }[]) =>
+    new Set(rs.flatMap((r) => r.subQuestions!.map((q) => q.subject)));
+  const validSubjects = subjects([...v.test.values()].flat());
+  for (const s of subjects(v.train)) assert.ok(!validSubjects.has(s), `${s} is asked about in training`);
+  for (const s of subjects([...t.test.values()].flat())) assert.ok(!validSubjects.has(s), `${s} is a test subject`);
+  for (const r of [...v.test.values()].flat()) assert.equal(encode(v.tokenizer, r.question).unknown, 0);
+  await assert.rejects(
+    loadData(plain, { split: "valid" }),
+    (e) => e instanceof DataError && /no validation sets .*rebuild it with data\.validCount > 0/.test(e.message),
+  );
+  await assert.rejects(
+    loadData(plain, { split: "train" as "valid" }),
+    /split must be test or valid, current value is "train"/,
+  );
+});
+
 Deno.test("buildData() auxiliary worlds re-deal the main world's names with their own facts and corpus", async () => {
   const dir = await Deno.makeTempDir();
   const m = await buildData(dir, 6, {

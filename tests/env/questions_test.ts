@@ -89,6 +89,59 @@ Deno.test("buildQaSplits({ trainOrder: 'shuffled' }): a training question's mark
   );
 });
 
+Deno.test("buildQaSplits({ validCount }): validation subjects out of training and test, the test sets unchanged", () => {
+  const w = generateWorld(5);
+  const options = { seed: 5, trainCount: 400, testCount: 6, markers: false, distinctAnswers: true };
+  const plain = buildQaSplits(w, options);
+  assert.deepEqual(buildQaSplits(w, { ...options, validCount: 0 }), plain, "validCount 0 is no split");
+  assert.equal(plain.valid.size, 0);
+  assert.equal(plain.validSubjects.size, 0);
+  const split = buildQaSplits(w, { ...options, validCount: 4 });
+  assert.deepEqual(split.test, plain.test, "the test sets are those without a split");
+  assert.deepEqual(split.testSubjects, plain.testSubjects);
+  assert.equal(split.train.length, 400);
+  assert.notDeepEqual(split.train, plain.train);
+  // 15 % of each type's non-test entities (at least one): 8 countries, 32 cities, 100 people, 40 companies and films
+  // keep 2, 10, 30, 12, 12 for testing, and 1, 3, 11 (10.5 rounded up), 4, 4 of the rest for validation
+  assert.equal(split.validSubjects.size, 23);
+  for (const s of split.validSubjects) assert.ok(!split.testSubjects.has(s), `${s} is a test subject`);
+  const trainSubjects = new Set(split.train.flatMap((q) => q.subQuestions.map((s) => s.subject)));
+  for (const s of split.validSubjects) assert.ok(!trainSubjects.has(s), `${s} is asked about in training`);
+  assert.ok(
+    plain.train.some((q) => q.subQuestions.some((s) => split.validSubjects.has(s.subject))),
+    "taken from training",
+  );
+  assert.deepEqual([...split.valid.keys()], [1, 2, 4, 6, 8]);
+  for (const [k, qs] of split.valid) {
+    assert.equal(qs.length, 4);
+    for (const q of qs) {
+      assert.equal(q.subQuestions.length, k);
+      assert.equal(q.question, q.subQuestions.map((s) => s.text).join(" ; "));
+      for (const s of q.subQuestions) {
+        assert.ok(split.validSubjects.has(s.subject), `${s.subject} is not a validation subject`);
+      }
+    }
+  }
+  assert.deepEqual(buildQaSplits(w, { ...options, validCount: 4 }), split, "deterministic");
+  assert.throws(
+    () => buildQaSplits(w, { ...options, validCount: -1 }),
+    /validCount must be an integer ≥ 0, current value is -1/,
+  );
+  assert.throws(
+    () => buildQaSplits(w, { ...options, validCount: 2, validFraction: 1 }),
+    /validFraction must be in \(0, 1\), current value is 1/,
+  );
+  assert.throws(
+    () =>
+      buildQaSplits(generateWorld(5, { countries: 8, cities: 16, people: 20, companies: 10, films: 10 }), {
+        validCount: 1,
+        testFraction: 0.5,
+        testObjectives: [1, 8],
+      }),
+    /6 validation subjects \(validFraction 0.15\) cannot make 8-objective questions/,
+  );
+});
+
 Deno.test("makeSubQuestion() follows 1- and 2-hop paths; every template is answerable", () => {
   const w = generateWorld(4);
   for (const [type, templates] of Object.entries(TEMPLATES)) {

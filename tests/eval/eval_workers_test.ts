@@ -92,3 +92,32 @@ Deno.test("createEvalWorkers(): refuses a data directory with other test sets, a
   stranger.dispose();
   m.dispose();
 });
+
+Deno.test("createEvalWorkers(): the validation sets of a split data directory, as evaluateAgents gives them", async () => {
+  const splitDir = await Deno.makeTempDir();
+  await buildData(splitDir, 15, { trainCount: 2, testCount: 2, testObjectives: [1, 2], validCount: 2 });
+  const valid = await loadData(splitDir, { split: "valid" });
+  const m = createModel(modelPreset("tiny", valid.tokenizer.size), { seed: 1 });
+  const agents: AgentSpec[] = [
+    {
+      name: "Teacher",
+      policy: createTeacher(valid.tokenizer, { dropProbability: 0 }),
+      maxPositions: 512,
+      contextPolicy: "memory",
+    },
+    { name: "A", model: m, contextPolicy: "memory" },
+  ];
+  const cfg = { questions: 2, maxTurns: 3, maxTurnTokens: 12 };
+  const reference = await evaluateAgents(agents, valid, cfg);
+  // the workers load the caller's split (one that loaded the test sets would refuse: its fingerprint differs)
+  const workers = createEvalWorkers(valid, splitDir, [m], 2);
+  try {
+    assert.deepEqual(await workers.evaluate(agents, cfg), reference);
+  } finally {
+    workers.close();
+  }
+  // the validation questions, not the test ones: the teacher's transcripts name other subjects
+  const onTest = await evaluateAgents(agents.slice(0, 1), await loadData(splitDir), cfg);
+  assert.notDeepEqual(onTest[0]!.sample, reference[0]!.sample);
+  m.dispose();
+});

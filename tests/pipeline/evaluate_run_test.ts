@@ -87,6 +87,44 @@ Deno.test("evaluateRun(): the rows of evaluateAgents, the recorded SFT demonstra
   assert.ok(disposed(sft) && disposed(mempo), "evaluateRun owns the models");
 });
 
+Deno.test("evaluateRun({ outDir }): the validation sets' evaluation in its own folder, named as such", async () => {
+  const splitDir = await Deno.makeTempDir();
+  await buildData(splitDir, 2, {
+    trainCount: 6,
+    testCount: 2,
+    testObjectives: [1, 2],
+    validCount: 2,
+    sizes: { distractors: 0 },
+  });
+  const valid = await loadData(splitDir, { split: "valid" });
+  const sft = createModel(modelPreset("tiny", valid.tokenizer.size), { seed: 1 });
+  const ref = createModel(modelPreset("tiny", valid.tokenizer.size), { seed: 1 });
+  const want = await evaluateAgents(runAgents(ref, new Map(), valid.tokenizer), valid, config.eval);
+  ref.dispose();
+  const runDir = await Deno.makeTempDir();
+  await saveCheckpoint(`${runDir}/sft`, {
+    models: { policy: sft },
+    state: { step: 1, done: true, demoContexts: { memory: 11, full: 22 } },
+  });
+  const outDir = `${runDir}/valid`;
+  await Deno.mkdir(outDir);
+  const { rows } = await evaluateRun({
+    runDir,
+    outDir,
+    config: { ...config, rl: { ...config.rl, algorithms: [] } },
+    data: valid,
+    sft,
+    trained: new Map(),
+    metrics: [],
+  });
+  assert.deepEqual(rows, want);
+  const json = JSON.parse(await Deno.readTextFile(`${outDir}/eval.json`));
+  assert.equal(json.split, "valid");
+  assert.deepEqual(json.rows, JSON.parse(JSON.stringify(want)));
+  assert.match(await Deno.readTextFile(`${outDir}/eval.md`), /^# Evaluation on the validation sets\n/);
+  assert.equal(await Deno.stat(`${runDir}/eval.json`).then(() => true, () => false), false, "the run's own untouched");
+});
+
 Deno.test("runDemoContexts(): recorded in sft/'s state, else recomputed from the same seeded demonstrations; damaged state refused", async () => {
   const runDir = await Deno.makeTempDir();
   const m = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
