@@ -6,6 +6,7 @@ import { getBackend, releaseBackend, setBackend } from "../lib/backend/backend.t
 import { runTask } from "../lib/cli/task.ts";
 import { onInterrupt } from "../lib/cli/interrupt.ts";
 import { UsageError } from "../lib/errors.ts";
+import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
 
 const TASK = {
   name: "deno task compare",
@@ -23,11 +24,20 @@ const TASK = {
       help: "objective counts of the test sets compared, comma-separated",
     },
     resamples: { type: "integer", min: 1, default: 10000, help: "bootstrap resamples" },
+    split: {
+      type: "string",
+      value: "SPLIT",
+      choices: DATA_SPLITS,
+      default: "test",
+      help: "the sets compared: test, or valid (data.validCount's validation sets; files in RUN/valid, the SFT " +
+        "start from deno task eval RUN --split valid)",
+    },
   },
   notes: [
     "examples:",
     "  deno task compare runs/default",
     "  deno task compare runs/default --seeds 0,1,2,3,4 --objectives 4,8",
+    "  deno task compare runs/mine --split valid        # a run whose data has data.validCount",
     "",
     "exit codes: 0 done, 130 interrupted (resumable), 2 bad flags, 1 bad or missing files.",
   ].join("\n"),
@@ -55,6 +65,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     seeds,
     objectives,
     resamples: flags.resamples,
+    split: flags.split as DataSplit,
     log: (line) => console.log(line),
     shouldStop: interrupt.stopped,
     onProgress: (seed, e) => {
@@ -84,7 +95,8 @@ await runTask(TASK, async ({ flags, positionals }) => {
       }] over ${p.pairs} pairs${p.excludesZero ? " (excludes 0)" : ""}`,
     );
   }
-  console.log(`wrote ${dir}/compare.json, compare.md (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  const out = flags.split === "test" ? dir : `${dir}/${flags.split}`;
+  console.log(`wrote ${out}/compare.json, compare.md (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   await release();
   return 0;
 });

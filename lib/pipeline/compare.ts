@@ -15,7 +15,7 @@ import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts"
 import { type Algorithm, type ExperimentConfig, validateConfig } from "../config/experiment.ts";
 import { readRunConfig } from "../config/run_config.ts";
 import { setBackend } from "../backend/backend.ts";
-import type { LoadedData } from "../data/build.ts";
+import { type DataSplit, loadData, type LoadedData } from "../data/build.ts";
 import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { loadCheckpoint, readCheckpointRecord } from "../model/checkpoint.ts";
 import { modelPreset } from "../model/config.ts";
@@ -39,6 +39,12 @@ export interface CompareOptions {
   objectives?: readonly number[];
   /** Bootstrap resamples. @default 10000 */
   resamples?: number;
+  /**
+   * The sets evaluated: the run's test sets, or its data's validation sets (`data.validCount`), whose comparison is
+   * written to `RUN/valid/` (its SFT start read from `RUN/valid/eval.json`, `deno task eval RUN --split valid`) and
+   * each seed's rows to `compare_eval_valid.json`; the seeds' RL is the same either way. @default "test"
+   */
+  split?: DataSplit;
   /** A line of progress (what each seed does). */
   log?: (line: string) => void;
   /** The pipeline's progress events of a seed's RL. */
@@ -92,6 +98,8 @@ export interface CompareResult {
   sft: { objectives: number; em: number }[];
   /** Greedy evaluation questions per test set. */
   questions: number;
+  /** `"valid"` where the validation sets were compared (absent: the test sets). */
+  split?: "valid";
 }
 
 /** What a seed's `compare_eval.json` holds. */
@@ -182,7 +190,9 @@ function seedConfig(config: ExperimentConfig, seed: number): ExperimentConfig {
  * ```
  */
 export async function compareRun(runDir: string, options: CompareOptions = {}): Promise<CompareResult | undefined> {
-  const { seeds = [0, 1, 2], resamples = 10000 } = options;
+  const { seeds = [0, 1, 2], resamples = 10000, split = "test" } = options;
+  const outDir = split === "test" ? runDir : `${runDir}/${split}`;
+  const seedFile = split === "test" ? "compare_eval.json" : `compare_eval_${split}.json`;
   const log = options.log ?? (() => {});
   const stop = () => options.shouldStop?.() ?? false;
   const refuse = (why: string): never => {
@@ -207,9 +217,10 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
   if (!(await finished(`${runDir}/sft`))) {
     throw new DataError(`Cannot compare ${runDir}: its SFT stage has not finished`);
   }
-  const evalRows = await readEvalRows(runDir);
+  const evalRows = await readEvalRows(outDir);
   await setBackend(config.backend);
-  const loaded = await ensureData(config);
+  const built = await ensureData(config);
+  const loaded = split === "test" ? built : await loadData(config.dataDir, { split });
   await checkRunTokenizer(runDir, config.dataDir, "evaluate");
   // every checkpoint loaded must be the run's architecture over the run's tokenizer
   const expect = modelPreset(config.model, loaded.tokenizer.size);
@@ -221,11 +232,11 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     const dir = `${runDir}/compare/seed${seed}`;
     const cfg = seedConfig(config, seed);
     const key = { rl: cfg.rl, eval: cfg.eval, preset: cfg.preset };
-    const record = await readDerived<SeedRecord>(`${dir}/compare_eval.json`);
+    const record = await readDerived<SeedRecord>(`${dir}/${seedFile}`);
     const kept = record !== undefined && JSON.stringify(record.key) === JSON.stringify(key) ? record.rows : [];
     const missing = objectives.filter((k) => !kept.some((r) => r.objectives === k));
     if (missing.length === 0) {
-      log(`seed ${seed}: evaluated before (${dir}/compare_eval.json), reused`);
+      log(`seed ${seed}: evaluated before (${dir}/${seedFile}), reused`);
       rows.push(...kept.filter((r) => objectives.includes(r.objectives)));
       continue;
     }
@@ -299,7 +310,7 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     const all = [...kept, ...fresh].sort((a, b) => a.objectives - b.objectives || a.agent.localeCompare(b.agent));
     await Deno.mkdir(dir, { recursive: true });
     await writeFileAtomic(
-      `${dir}/compare_eval.json`,
+      `${dir}/${seedFile}`,
       JSON.stringify({ seed, source, key, rows: all } satisfies SeedRecord, null, 2),
     );
     rows.push(...all.filter((r) => objectives.includes(r.objectives)));
@@ -329,12 +340,14 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     paired,
     sft,
     questions: config.eval.questions,
+    ...(split === "valid" ? { split } : {}),
   };
-  await writeFileAtomic(`${runDir}/compare.json`, JSON.stringify(result, null, 2));
+  await Deno.mkdir(outDir, { recursive: true });
+  await writeFileAtomic(`${outDir}/compare.json`, JSON.stringify(result, null, 2));
   // the research check's claims that need several RL seeds, with this comparison's seeds
   const claims = researchCheck(evalRows, { compare: result });
   await writeFileAtomic(
-    `${runDir}/compare.md`,
+    `${outDir}/compare.md`,
     `${compareMarkdown(result)}\n## Research check\n\nThe run's eval.json with these seeds (computed, not tuned):\n\n${
       researchCheckMarkdown(claims)
     }\n`,
@@ -370,13 +383,14 @@ export function compareMarkdown(result: CompareResult): string {
   const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
   const first = paired[0];
   const S = seeds.length;
+  const sets = result.split === "valid" ? "validation set (`data.validCount`)" : "test set";
   const out = [
-    "# MemPO vs GRPO",
+    result.split === "valid" ? "# MemPO vs GRPO on the validation sets" : "# MemPO vs GRPO",
     "",
     `From ${result.run}'s SFT checkpoint, MemPO and GRPO trained at RL seeds ${
       seeds.join(", ")
     } (\`rl.seed\`; all else`,
-    `as the run), each evaluated greedily on the first ${result.questions} questions of every test set under memory`,
+    `as the run), each evaluated greedily on the first ${result.questions} questions of every ${sets} under memory`,
     "context (as `deno task train`). EM: mean per-objective exact match.",
     "",
     "MemPO − GRPO: the difference of EM on each pair (the same seed and question), its mean over the pairs, and a",

@@ -12,7 +12,7 @@ const dataDir = await Deno.makeTempDir();
 const config = resolveConfig("quick", {
   dataDir,
   model: "tiny",
-  data: { trainCount: 40, testCount: 3, testObjectives: [1, 2] },
+  data: { trainCount: 40, testCount: 3, testObjectives: [1, 2], validCount: 4 },
   sft: { steps: 10, demos: 40, batchSize: 8 },
   rl: { steps: 1, questionsPerStep: 2, groupSize: 2, maxTurns: 4, maxTurnTokens: 24, checkpointEvery: 1 },
   eval: { questions: 3, maxTurns: 6, maxTurnTokens: 32 },
@@ -250,4 +250,31 @@ Deno.test("compareRun(): the seeds' evaluation on eval workers (the default, eve
     if (before === undefined) Deno.env.delete("MEMPO_EVAL_WORKERS");
     else Deno.env.set("MEMPO_EVAL_WORKERS", before);
   }
+});
+
+Deno.test("compareRun({ split: 'valid' }): the seeds' RL reused, evaluated on the validation sets, written to RUN/valid", async () => {
+  const testJson = await Deno.readTextFile(`${run}/compare.json`);
+  const lines: string[] = [];
+  const r = (await compareRun(run, { seeds: [0, 1], resamples: 2000, split: "valid", log: (l) => lines.push(l) }))!;
+  assert.equal(r.split, "valid");
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${run}/valid/compare.json`)), JSON.parse(JSON.stringify(r)));
+  assert.match(await Deno.readTextFile(`${run}/valid/compare.md`), /^# MemPO vs GRPO on the validation sets\n/);
+  assert.equal(await Deno.readTextFile(`${run}/compare.json`), testJson, "the test sets' comparison untouched");
+  // no RL again: seed 0 is the run's own, seed 1 the branch trained for the test comparison
+  assert.ok(lines.some((l) => /seed 1: resuming/.test(l)), lines.join("\n"));
+  assert.ok(!lines.some((l) => /branched/.test(l)), lines.join("\n"));
+  // 4 validation questions a set, of which eval.questions (3) are asked; each seed's rows in their own file
+  for (const row of r.rows) assert.equal(row.questionEm.length, 3);
+  const stored = JSON.parse(await Deno.readTextFile(`${run}/compare/seed1/compare_eval_valid.json`));
+  assert.deepEqual(
+    stored.rows,
+    r.rows.filter((x) => x.seed === 1).sort((a, b) => a.objectives - b.objectives || a.agent.localeCompare(b.agent)),
+  );
+  assert.deepEqual(r.sft, [], "no RUN/valid/eval.json yet: no SFT start");
+  const again: string[] = [];
+  await compareRun(run, { seeds: [0, 1], resamples: 2000, split: "valid", log: (l) => again.push(l) });
+  assert.ok(
+    again.filter((l) => /evaluated before .*compare_eval_valid\.json\), reused/.test(l)).length === 2,
+    again.join("\n"),
+  );
 });
