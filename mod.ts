@@ -209,6 +209,7 @@ export {
   buildQaSplits,
   type Hop,
   indexedQuestion,
+  joinedQuestions,
   makeSubQuestion,
   markerOf,
   numberedQuestion,
@@ -303,6 +304,7 @@ export {
   type DataSplit,
   loadData,
   type LoadedData,
+  SPLIT_SETS,
   TOKENIZER_SCAFFOLD,
 } from "./lib/data/build.ts";
 export { unseenTestWords } from "./lib/data/coverage.ts";

@@ -29,8 +29,8 @@ const TASK = {
       value: "SPLIT",
       choices: DATA_SPLITS,
       default: "test",
-      help: "the sets compared: test, or valid (data.validCount's validation sets; files in RUN/valid, the SFT " +
-        "start from deno task eval RUN --split valid)",
+      help: "the sets compared: test, valid (data.validCount's validation sets) or train (training questions " +
+        "joined to the test sizes); files in RUN/<split>, the SFT start from deno task eval RUN --split <split>",
     },
   },
   notes: [

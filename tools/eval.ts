@@ -12,8 +12,10 @@ import type { Model } from "../lib/model/params.ts";
 
 const TASK = {
   name: "deno task eval",
-  summary: "evaluate a run's SFT and RL checkpoints again on its test sets, or its validation sets with --split " +
-    "valid (its config's eval section), and rewrite its eval.md, eval.json and plots (RUN/valid/ for valid). Every checkpoint is checked first: its files' hashes, and its " +
+  summary: "evaluate a run's SFT and RL checkpoints again on its test sets (or --split valid / train: its " +
+    "validation sets, or training questions joined to the test sizes) with its config's eval section, and rewrite " +
+    "its eval.md, eval.json and plots (RUN/valid/, RUN/train/ for the other splits). Every checkpoint is checked " +
+    "first: its files' hashes, and its " +
     "architecture against its weights and against the run's config.",
   positionals: [{ name: "RUN", help: "a run directory (runs/NAME) written by deno task train" }],
   flags: {
@@ -22,7 +24,8 @@ const TASK = {
       value: "SPLIT",
       choices: DATA_SPLITS,
       default: "test",
-      help: "the sets evaluated: test (files in RUN) or valid (data.validCount's validation sets; files in RUN/valid)",
+      help: "the sets evaluated: test (files in RUN), valid (data.validCount's validation sets) or train (the " +
+        "training questions' objectives joined to the test sizes); files in RUN/valid or RUN/train",
     },
   },
 } as const;

@@ -6,11 +6,18 @@
  */
 import { buildTokenizer, type Tokenizer, tokenizerFromJson, tokenizerToJson } from "../text/tokenizer.ts";
 import { SYSTEM_PROMPT } from "../env/context.ts";
-import { buildQaSplits, type QaItem, type QaSplitOptions } from "../env/questions.ts";
+import {
+  buildQaSplits,
+  joinedQuestions,
+  type QaItem,
+  type QaSplitOptions,
+  type SubjectIndex,
+} from "../env/questions.ts";
 import { buildSearchIndex, NO_RESULTS, type SearchIndex } from "../env/search.ts";
 import { buildCorpus, type CorpusDocument, generateWorld, RELATIONS, type WorldSizes } from "../env/world.ts";
 import { type QaRecord, readCorpus, readDataset, writeCorpus, writeDataset } from "./dataset.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
+import { hashSeed, hashString } from "../random.ts";
 import { DataError } from "../errors.ts";
 
 /** Options of {@linkcode buildData}. */
@@ -49,11 +56,24 @@ export interface BuildDataOptions extends QaSplitOptions {
  */
 export const DATA_VERSION = 8;
 
-/** The held-out sets a data directory can be evaluated on: the test sets, or the validation sets (`validCount`). */
-export const DATA_SPLITS = ["test", "valid"] as const;
+/**
+ * The sets a data directory can be evaluated on: the test sets; the validation sets (`validCount`); or `train`,
+ * questions of the training questions' own objectives joined to the test sizes (`joinedQuestions`, built when loaded,
+ * seeded): how well a policy does on what it trained on, beside how well it does on held-out subjects.
+ */
+export const DATA_SPLITS = ["test", "valid", "train"] as const;
 
 /** One of {@linkcode DATA_SPLITS}. */
 export type DataSplit = typeof DATA_SPLITS[number];
+
+/** What each split's sets hold, in words (the titles and notes of eval.md and compare.md). */
+export const SPLIT_SETS: Readonly<Record<DataSplit, string>> = Object.freeze({
+  test: "the test sets",
+  valid: "the validation sets: questions about the validation subjects (`data.validCount`), which no training " +
+    "question asks about",
+  train: "training questions joined to the test sizes: the objectives of the main world's training questions, " +
+    "joined k at a time (the policy's fit, beside the held-out subjects of the test sets)",
+});
 
 /** What a data directory holds once loaded. */
 export interface LoadedData {
@@ -70,7 +90,7 @@ export interface LoadedData {
    * ({@linkcode loadData}'s option), so that every evaluation reads the split it was given the same way.
    */
   test: Map<number, QaRecord[]>;
-  /** Which sets `test` holds: `"test"` (absent: the same) or `"valid"`. */
+  /** Which sets `test` holds ({@linkcode DATA_SPLITS}; absent: `"test"`). */
   split?: DataSplit;
   /** Auxiliary worlds: their training questions and search index (SFT only). */
   aux: { train: QaRecord[]; search: SearchIndex; corpus: CorpusDocument[] }[];
@@ -255,7 +275,9 @@ export async function loadData(dir: string, options: { split?: DataSplit } = {})
   const split = options.split ?? "test";
   if (!(DATA_SPLITS as readonly string[]).includes(split)) {
     throw new DataError(
-      `Cannot load data from ${dir}: split must be test or valid, current value is ${JSON.stringify(split)}`,
+      `Cannot load data from ${dir}: split must be one of ${DATA_SPLITS.join(", ")}, current value is ${
+        JSON.stringify(split)
+      }`,
     );
   }
   const read = async (file: string) => {
@@ -270,7 +292,8 @@ export async function loadData(dir: string, options: { split?: DataSplit } = {})
     test?: Record<string, number>;
     valid?: Record<string, number>;
     auxWorlds?: number;
-    options?: { questionOnce?: unknown };
+    seed?: number;
+    options?: { questionOnce?: unknown; markers?: boolean; subjectIndex?: SubjectIndex; distinctAnswers?: boolean };
   };
   let tokenizer: Tokenizer;
   try {
@@ -301,15 +324,24 @@ export async function loadData(dir: string, options: { split?: DataSplit } = {})
   const corpus = await readCorpus(`${dir}/corpus.parquet`);
   const train = await readDataset(`${dir}/train.parquet`);
   const sets = split === "valid" ? manifest.valid : manifest.test;
-  if (typeof sets !== "object" || sets === null) {
+  if (split === "valid" && (typeof sets !== "object" || sets === null)) {
     throw new DataError(
       `Cannot load data from ${dir}: it has no validation sets (manifest.json has no "valid"); rebuild it with ` +
         `data.validCount > 0`,
     );
   }
   const test = new Map<number, QaRecord[]>();
-  for (const key of Object.keys(sets)) {
-    test.set(parseInt(key), await readDataset(`${dir}/${split}_${key}.parquet`));
+  for (const [key, count] of Object.entries(sets!)) {
+    if (split !== "train") test.set(parseInt(key), await readDataset(`${dir}/${split}_${key}.parquet`));
+    else {
+      // the training questions' objectives joined to the test sizes, seeded by the data's seed
+      const k = parseInt(key);
+      const { markers, subjectIndex, distinctAnswers } = manifest.options ?? {};
+      const pool = train.flatMap((r) => r.subQuestions ?? []);
+      const seed = hashSeed(manifest.seed ?? 0, hashString("train split"));
+      const items = joinedQuestions(pool, k, count, { seed, markers, subjectIndex, distinctAnswers });
+      test.set(k, items.map((q, i) => toRecord(q, `train_${key}`, i)));
+    }
   }
   const aux = [];
   for (let k = 1; k <= (manifest.auxWorlds ?? 0); k++) {

@@ -386,14 +386,85 @@ function makeQuestion(
     subQuestions.push(q);
   }
   subQuestions.forEach((q, i) => q.marker = markers?.[i] ?? objectiveMarker(i));
-  const parts = named
-    ? numberedQuestion(subQuestions, order)
-    : (order ?? subQuestions.map((_, i) => i)).map((i) => subQuestions[i]!.text).join(" ; ");
   return {
-    question: indexedQuestion(parts, subQuestions.map((q) => q.subject), subjectIndex),
+    question: questionText(subQuestions, named, subjectIndex, order),
     subQuestions,
     targets: subQuestions.map((q) => [q.answer]),
   };
+}
+
+/** A question's text from its objectives: marked or not, then indexed (`numberedQuestion`, `indexedQuestion`). */
+function questionText(
+  subQuestions: readonly SubQuestion[],
+  named: boolean,
+  subjectIndex: SubjectIndex,
+  order?: readonly number[],
+): string {
+  const parts = named
+    ? numberedQuestion(subQuestions, order)
+    : (order ?? subQuestions.map((_, i) => i)).map((i) => subQuestions[i]!.text).join(" ; ");
+  return indexedQuestion(parts, subQuestions.map((q) => q.subject), subjectIndex);
+}
+
+/**
+ * Questions of `k` objectives drawn from a pool of objectives (the training
+ * questions' own, for `loadData`'s `"train"` split: how well a policy does
+ * on what it trained on, at the test sizes): distinct subjects, and with
+ * `distinctAnswers` every subject and answer of a question once (as
+ * {@linkcode buildQaSplits} draws them), written as the data writes its
+ * questions (markers by place, the subject index).
+ *
+ * Source: this package.
+ *
+ * @param pool The objectives drawn from (each may be drawn by several questions).
+ * @param k Objectives per question.
+ * @param count Questions.
+ * @param options Seed and the data's question options. @default markers true, subjectIndex false, distinctAnswers false
+ * @returns The questions.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { joinedQuestions } from "./questions.ts";
+ *
+ * const one = (subject: string, answer: string) => ({ text: `${subject} was born in which city ?`, subject, answer, hops: [{ entity: subject, relation: "born" as const, answer }] });
+ * const pool = [one("zorbex", "kalmar"), one("vunom", "tesla"), one("kata", "kalmar")];
+ * const qs = joinedQuestions(pool, 2, 5, { seed: 1, markers: false, distinctAnswers: true });
+ * assert.equal(qs.length, 5);
+ * // kata and zorbex share their answer: never in one question
+ * assert.ok(qs.every((q) => q.targets.flat().length === 2 && new Set(q.targets.flat()).size === 2));
+ * assert.match(qs[0]!.question, /^\w+ was born in which city \? ; \w+ was born in which city \?$/);
+ * assert.throws(() => joinedQuestions(pool, 3, 1, { seed: 0, distinctAnswers: true }), /no 3 objectives of the pool have distinct names/);
+ * assert.equal(joinedQuestions(pool, 3, 1, { seed: 0 })[0]!.question.split(" ; ").length, 3); // answers may repeat
+ * assert.match(joinedQuestions(pool, 1, 1, { seed: 0 })[0]!.question, /^q1 \w+ was born in which city \?$/);
+ * ```
+ */
+export function joinedQuestions(
+  pool: readonly SubQuestion[],
+  k: number,
+  count: number,
+  options: { seed: number; markers?: boolean; subjectIndex?: SubjectIndex; distinctAnswers?: boolean },
+): QaItem[] {
+  const rng = createRng(hashSeed(options.seed, k));
+  const names = (q: SubQuestion) => options.distinctAnswers ? [q.subject, q.answer] : [q.subject];
+  return Array.from({ length: count }, () => {
+    const chosen: SubQuestion[] = [];
+    const used = new Set<string>();
+    for (let tries = 0; chosen.length < k; tries++) {
+      if (tries > 200 * k + pool.length) {
+        throw new RangeError(`Cannot join questions: no ${k} objectives of the pool have distinct names`);
+      }
+      const q = pool[rng.int(pool.length)]!;
+      if (names(q).some((n) => used.has(n))) continue;
+      for (const n of names(q)) used.add(n);
+      chosen.push({ ...q, marker: objectiveMarker(chosen.length) });
+    }
+    return {
+      question: questionText(chosen, options.markers ?? true, options.subjectIndex ?? false),
+      subQuestions: chosen,
+      targets: chosen.map((q) => [q.answer]),
+    };
+  });
 }
 
 /** Test subjects drawn from `n` entities of one type. */

@@ -15,7 +15,7 @@ import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts"
 import { type Algorithm, type ExperimentConfig, validateConfig } from "../config/experiment.ts";
 import { readRunConfig } from "../config/run_config.ts";
 import { setBackend } from "../backend/backend.ts";
-import { type DataSplit, loadData, type LoadedData } from "../data/build.ts";
+import { DATA_SPLITS, type DataSplit, loadData, type LoadedData, SPLIT_SETS } from "../data/build.ts";
 import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { loadCheckpoint, readCheckpointRecord } from "../model/checkpoint.ts";
 import { modelPreset } from "../model/config.ts";
@@ -40,9 +40,10 @@ export interface CompareOptions {
   /** Bootstrap resamples. @default 10000 */
   resamples?: number;
   /**
-   * The sets evaluated: the run's test sets, or its data's validation sets (`data.validCount`), whose comparison is
-   * written to `RUN/valid/` (its SFT start read from `RUN/valid/eval.json`, `deno task eval RUN --split valid`) and
-   * each seed's rows to `compare_eval_valid.json`; the seeds' RL is the same either way. @default "test"
+   * The sets evaluated (`loadData`'s split): the run's test sets, or its data's validation sets
+   * (`data.validCount`) or training questions joined to the test sizes, whose comparison is written to `RUN/<split>/`
+   * (its SFT start read from `RUN/<split>/eval.json`, `deno task eval RUN --split <split>`) and each seed's rows to
+   * `compare_eval_<split>.json`; the seeds' RL is the same whatever the split. @default "test"
    */
   split?: DataSplit;
   /** A line of progress (what each seed does). */
@@ -98,8 +99,8 @@ export interface CompareResult {
   sft: { objectives: number; em: number }[];
   /** Greedy evaluation questions per test set. */
   questions: number;
-  /** `"valid"` where the validation sets were compared (absent: the test sets). */
-  split?: "valid";
+  /** The sets compared where they are not the test sets (`CompareOptions.split`). */
+  split?: Exclude<DataSplit, "test">;
 }
 
 /** What a seed's `compare_eval.json` holds. */
@@ -200,6 +201,9 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
   };
   if (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s) || s < 0)) {
     refuse(`seeds must be non-negative integers, current value is ${JSON.stringify(seeds)}`);
+  }
+  if (!(DATA_SPLITS as readonly string[]).includes(split)) {
+    refuse(`split must be one of ${DATA_SPLITS.join(", ")}, current value is ${JSON.stringify(split)}`);
   }
   if (new Set(seeds).size !== seeds.length) refuse(`seeds must differ, current value is ${JSON.stringify(seeds)}`);
   if (!Number.isInteger(resamples) || resamples < 1) {
@@ -340,7 +344,7 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     paired,
     sft,
     questions: config.eval.questions,
-    ...(split === "valid" ? { split } : {}),
+    ...(split !== "test" ? { split } : {}),
   };
   await Deno.mkdir(outDir, { recursive: true });
   await writeFileAtomic(`${outDir}/compare.json`, JSON.stringify(result, null, 2));
@@ -383,14 +387,14 @@ export function compareMarkdown(result: CompareResult): string {
   const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
   const first = paired[0];
   const S = seeds.length;
-  const sets = result.split === "valid" ? "validation set (`data.validCount`)" : "test set";
   const out = [
-    result.split === "valid" ? "# MemPO vs GRPO on the validation sets" : "# MemPO vs GRPO",
+    result.split ? `# MemPO vs GRPO on ${SPLIT_SETS[result.split].split(":")[0]}` : "# MemPO vs GRPO",
     "",
+    ...(result.split ? [`Every "test set" below is one of ${SPLIT_SETS[result.split]}.`, ""] : []),
     `From ${result.run}'s SFT checkpoint, MemPO and GRPO trained at RL seeds ${
       seeds.join(", ")
     } (\`rl.seed\`; all else`,
-    `as the run), each evaluated greedily on the first ${result.questions} questions of every ${sets} under memory`,
+    `as the run), each evaluated greedily on the first ${result.questions} questions of every test set under memory`,
     "context (as `deno task train`). EM: mean per-objective exact match.",
     "",
     "MemPO − GRPO: the difference of EM on each pair (the same seed and question), its mean over the pairs, and a",

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { DataSplit, LoadedData } from "../data/build.ts";
+import { type DataSplit, type LoadedData, SPLIT_SETS } from "../data/build.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 import type { ContextPolicy } from "../env/context.ts";
 import type { Model } from "../model/params.ts";
@@ -308,12 +308,12 @@ export interface EvalFiles {
  */
 export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<void> {
   const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts, split } = files;
-  const valid = split === "valid" ? { split } : {};
+  const named = split !== undefined && split !== "test" ? { split } : {};
   await writeFileAtomic(
     `${outDir}/eval.json`,
     JSON.stringify(
       {
-        ...valid,
+        ...named,
         rows,
         timings,
         diagnostic,
@@ -329,15 +329,9 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
   const figures = runFigures(rows, metrics);
   for (const [name, figure] of Object.entries(figures)) await writeFileAtomic(`${outDir}/${name}`, figure.svg);
   const md = [
-    split === "valid" ? "# Evaluation on the validation sets" : "# Evaluation",
+    "split" in named ? `# Evaluation on ${SPLIT_SETS[split!].split(":")[0]}` : "# Evaluation",
     "",
-    ...(split === "valid"
-      ? [
-        "Questions about the validation subjects (`data.validCount`), which no training question asks about; every",
-        '"test set" below is the validation set of that size.',
-        "",
-      ]
-      : []),
+    ...("split" in named ? [`Every "test set" below is one of ${SPLIT_SETS[split!]}.`, ""] : []),
     "Greedy decoding. Cells: mean EM / mean F1 / mean total tokens per episode / mean peak context tokens.",
     "The teacher rows are the scripted teacher without drops: the ceiling, and the tokens a perfect policy",
     "spends under each context policy.",

@@ -58,9 +58,45 @@ Deno.test("buildData({ validCount }): validation sets beside the same test sets;
     (e) => e instanceof DataError && /no validation sets .*rebuild it with data\.validCount > 0/.test(e.message),
   );
   await assert.rejects(
-    loadData(plain, { split: "train" as "valid" }),
-    /split must be test or valid, current value is "train"/,
+    loadData(plain, { split: "fit" as "valid" }),
+    /split must be one of test, valid, train, current value is "fit"/,
   );
+});
+
+Deno.test("loadData({ split: 'train' }): the training questions' objectives joined to the test sizes, seeded", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 4, {
+    trainCount: 60,
+    testCount: 5,
+    testObjectives: [1, 3, 6],
+    markers: false,
+    distinctAnswers: true,
+  });
+  const data = await loadData(dir, { split: "train" });
+  assert.equal(data.split, "train");
+  assert.deepEqual([...data.test].map(([k, rs]) => [k, rs.length]), [[1, 5], [3, 5], [6, 5]]);
+  const trainSubjects = new Set(data.train.flatMap((r) => r.subQuestions!.map((q) => q.subject)));
+  const testSubjects = new Set(
+    [...(await loadData(dir)).test.values()].flat().flatMap((r) => r.subQuestions!.map((q) => q.subject)),
+  );
+  for (const [k, rs] of data.test) {
+    for (const [i, r] of rs.entries()) {
+      assert.deepEqual([r.split, r.index, r.targets.length], [`train_${k}obj`, i, k]);
+      assert.equal(r.question, r.subQuestions!.map((q) => q.text).join(" ; "), "the data's format: no markers");
+      const names = r.subQuestions!.flatMap((q) => [q.subject, q.answer]);
+      assert.equal(new Set(names).size, 2 * k, "distinct subjects and answers, as the data's questions");
+      for (const q of r.subQuestions!) {
+        assert.ok(trainSubjects.has(q.subject) && !testSubjects.has(q.subject), q.subject);
+        assert.deepEqual(r.targets[r.subQuestions!.indexOf(q)], [q.answer]);
+      }
+    }
+  }
+  assert.deepEqual((await loadData(dir, { split: "train" })).test, data.test, "the same sets every time");
+  // with markers (the generator's default) the joined questions are marked by place, as the test questions
+  const marked = await Deno.makeTempDir();
+  await buildData(marked, 4, { trainCount: 20, testCount: 2, testObjectives: [2] });
+  const q = (await loadData(marked, { split: "train" })).test.get(2)![0]!;
+  assert.match(q.question, /^q1 .* \? ; q2 .* \?$/);
 });
 
 Deno.test("buildData() auxiliary worlds re-deal the main world's names with their own facts and corpus", async () => {

@@ -93,7 +93,7 @@ Deno.test("createEvalWorkers(): refuses a data directory with other test sets, a
   m.dispose();
 });
 
-Deno.test("createEvalWorkers(): the validation sets of a split data directory, as evaluateAgents gives them", async () => {
+Deno.test("createEvalWorkers(): the validation and train splits of a data directory, as evaluateAgents gives them", async () => {
   const splitDir = await Deno.makeTempDir();
   await buildData(splitDir, 15, { trainCount: 2, testCount: 2, testObjectives: [1, 2], validCount: 2 });
   const valid = await loadData(splitDir, { split: "valid" });
@@ -115,6 +115,14 @@ Deno.test("createEvalWorkers(): the validation sets of a split data directory, a
     assert.deepEqual(await workers.evaluate(agents, cfg), reference);
   } finally {
     workers.close();
+  }
+  // the train split's sets, built when loaded: the workers build the same
+  const fit = await loadData(splitDir, { split: "train" });
+  const fitWorkers = createEvalWorkers(fit, splitDir, [m], 1);
+  try {
+    assert.deepEqual(await fitWorkers.evaluate(agents.slice(1), cfg), await evaluateAgents(agents.slice(1), fit, cfg));
+  } finally {
+    fitWorkers.close();
   }
   // the validation questions, not the test ones: the teacher's transcripts name other subjects
   const onTest = await evaluateAgents(agents.slice(0, 1), await loadData(splitDir), cfg);
