@@ -305,6 +305,8 @@ export {
   loadData,
   type LoadedData,
   SPLIT_SETS,
+  splitDir,
+  splitTitle,
   TOKENIZER_SCAFFOLD,
 } from "./lib/data/build.ts";
 export { unseenTestWords } from "./lib/data/coverage.ts";

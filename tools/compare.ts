@@ -6,7 +6,7 @@ import { getBackend, releaseBackend, setBackend } from "../lib/backend/backend.t
 import { runTask } from "../lib/cli/task.ts";
 import { onInterrupt } from "../lib/cli/interrupt.ts";
 import { UsageError } from "../lib/errors.ts";
-import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
+import { DATA_SPLITS, type DataSplit, splitDir } from "../lib/data/build.ts";
 
 const TASK = {
   name: "deno task compare",
@@ -95,7 +95,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
       }] over ${p.pairs} pairs${p.excludesZero ? " (excludes 0)" : ""}`,
     );
   }
-  const out = flags.split === "test" ? dir : `${dir}/${flags.split}`;
+  const out = splitDir(dir, flags.split as DataSplit);
   console.log(`wrote ${out}/compare.json, compare.md (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   await release();
   return 0;

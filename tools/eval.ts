@@ -2,7 +2,7 @@
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import type { Algorithm } from "../lib/config/experiment.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
-import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
+import { DATA_SPLITS, type DataSplit, splitDir } from "../lib/data/build.ts";
 import { readMetricsLog } from "../lib/train/metrics_log.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { evaluateRun } from "../lib/pipeline/evaluate_run.ts";
@@ -33,7 +33,7 @@ const TASK = {
 await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
   const split = flags.split as DataSplit;
-  const outDir = split === "test" ? dir : `${dir}/${split}`;
+  const outDir = splitDir(dir, split);
   const config = await readRunConfig(dir);
   // the training curves come from the run's log: a damaged one is refused before minutes of evaluation
   const metrics = (await readMetricsLog(`${dir}/metrics.jsonl`)).rows;

@@ -133,7 +133,7 @@ export const DATA_CONFIG_SCHEMA = section({
   validCount: int(0).optional().meta({
     description: "Questions per validation set (one per test objective count), asked about a share of the " +
       "training entities that training questions then never ask about (deno task eval RUN --split valid); the " +
-      "test sets stay those drawn without it.",
+      "test sets stay those drawn without it; the training questions are then drawn anew, without those entities.",
     unset: "0 (no validation sets)",
   }),
   validFraction: inRange(0, 1).optional().meta({
@@ -807,6 +807,13 @@ export function validateConfig(c: unknown): ExperimentConfig {
   }
   if (config.eval.questions > config.data.testCount) {
     fail(`eval.questions (${config.eval.questions}) must be ≤ data.testCount (${config.data.testCount})`);
+  }
+  const { validCount = 0, validFraction } = config.data;
+  if (validCount > 0 && config.eval.questions > validCount) {
+    fail(`eval.questions (${config.eval.questions}) must be ≤ data.validCount (${validCount}) when it is set`);
+  }
+  if (validFraction !== undefined && !(validFraction > 0 && validFraction < 1)) {
+    fail(`data.validFraction must be in (0, 1), current value is ${validFraction}`);
   }
   return config;
 }

@@ -75,6 +75,51 @@ export const SPLIT_SETS: Readonly<Record<DataSplit, string>> = Object.freeze({
     "joined k at a time (the policy's fit, beside the held-out subjects of the test sets)",
 });
 
+/**
+ * Where a run's files for a split go: the run directory for the test sets, `RUN/<split>` for the others.
+ *
+ * Source: this package.
+ *
+ * @param runDir The run directory.
+ * @param split The split.
+ * @returns The directory.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitDir } from "./build.ts";
+ *
+ * assert.equal(splitDir("runs/a", "test"), "runs/a");
+ * assert.equal(splitDir("runs/a", "valid"), "runs/a/valid");
+ * ```
+ */
+export function splitDir(runDir: string, split: DataSplit): string {
+  return split === "test" ? runDir : `${runDir}/${split}`;
+}
+
+/**
+ * The title of a split's sets ("the validation sets"), and the sentence that says what they hold, for eval.md and
+ * compare.md; none for the test sets.
+ *
+ * Source: {@linkcode SPLIT_SETS}.
+ *
+ * @param split The split.
+ * @returns Its title and note, or undefined for `"test"`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitTitle } from "./build.ts";
+ *
+ * assert.equal(splitTitle("test"), undefined);
+ * assert.equal(splitTitle("valid")!.title, "the validation sets");
+ * ```
+ */
+export function splitTitle(split: DataSplit): { title: string; note: string } | undefined {
+  if (split === "test") return undefined;
+  return { title: SPLIT_SETS[split].split(":")[0]!, note: `Every "test set" below is one of ${SPLIT_SETS[split]}.` };
+}
+
 /** What a data directory holds once loaded. */
 export interface LoadedData {
   /** The tokenizer. */
@@ -86,8 +131,9 @@ export interface LoadedData {
   /** Training questions. */
   train: QaRecord[];
   /**
-   * The evaluated sets by objective count: the test sets, or the validation sets where `split` is `"valid"`
-   * ({@linkcode loadData}'s option), so that every evaluation reads the split it was given the same way.
+   * The evaluated sets by objective count: the test sets, or the sets of another split ({@linkcode loadData}'s
+   * option: the validation sets, or training questions joined to the test sizes), so that every evaluation reads the
+   * split it was given the same way.
    */
   test: Map<number, QaRecord[]>;
   /** Which sets `test` holds ({@linkcode DATA_SPLITS}; absent: `"test"`). */
@@ -256,8 +302,8 @@ export function dataDirOf(data: LoadedData): string | undefined {
  * Source: see {@linkcode buildData}.
  *
  * @param dir The directory.
- * @param options `split`: the sets loaded as `test`, the test sets or the validation sets. @default { split: "test" }
- * @returns Tokenizer, corpus, search index, train and test (or validation) sets.
+ * @param options `split`: the sets loaded as `test` ({@linkcode DATA_SPLITS}). @default { split: "test" }
+ * @returns Tokenizer, corpus, search index, train and test (or the split's) sets.
  *
  * @example
  * ```ts

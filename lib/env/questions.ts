@@ -268,7 +268,7 @@ export interface QaSplitOptions {
    * set is the one without it. @default 0
    */
   validCount?: number;
-  /** Share of each type's non-test entities kept as validation subjects when `validCount > 0` (at least one each). @default 0.15 */
+  /** Share of each type's non-test entities kept as validation subjects when `validCount > 0` (at least one each, never a type's last). @default 0.15 */
   validFraction?: number;
 }
 
@@ -445,6 +445,7 @@ export function joinedQuestions(
   count: number,
   options: { seed: number; markers?: boolean; subjectIndex?: SubjectIndex; distinctAnswers?: boolean },
 ): QaItem[] {
+  if (pool.length === 0) throw new RangeError(`Cannot join questions: the pool of objectives is empty`);
   const rng = createRng(hashSeed(options.seed, k));
   const names = (q: SubQuestion) => options.distinctAnswers ? [q.subject, q.answer] : [q.subject];
   return Array.from({ length: count }, () => {
@@ -563,7 +564,8 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     test.set(type, names.slice(0, nTest));
     train.set(type, names.slice(nTest));
     if (validCount > 0) {
-      const nValid = Math.min(names.length - nTest, testShare(names.length - nTest, validFraction));
+      // at least one each, but never a type's last training entity (its templates stay in training)
+      const nValid = Math.max(0, Math.min(names.length - nTest - 1, testShare(names.length - nTest, validFraction)));
       valid.set(type, names.slice(nTest, nTest + nValid));
     }
   }

@@ -53,7 +53,9 @@ async function start(init: EvalWorkerInit): Promise<Run> {
   await setBackend("wasm", { threads: 1 });
   const data = await loadData(init.dataDir, { split: init.split ?? "test" });
   if (testFingerprint(data) !== init.fingerprint) {
-    throw new RangeError(`The test sets in ${init.dataDir} are not the ones being evaluated (dataDir)`);
+    throw new RangeError(
+      `The ${init.split ?? "test"} sets in ${init.dataDir} are not the ones being evaluated (dataDir, split)`,
+    );
   }
   const models = init.models.map((m) => {
     const model = createModel(m.config as Parameters<typeof createModel>[0], { seed: 0 });

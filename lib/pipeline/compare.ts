@@ -15,7 +15,7 @@ import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts"
 import { type Algorithm, type ExperimentConfig, validateConfig } from "../config/experiment.ts";
 import { readRunConfig } from "../config/run_config.ts";
 import { setBackend } from "../backend/backend.ts";
-import { DATA_SPLITS, type DataSplit, loadData, type LoadedData, SPLIT_SETS } from "../data/build.ts";
+import { DATA_SPLITS, type DataSplit, loadData, type LoadedData, splitDir, splitTitle } from "../data/build.ts";
 import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { loadCheckpoint, readCheckpointRecord } from "../model/checkpoint.ts";
 import { modelPreset } from "../model/config.ts";
@@ -157,8 +157,9 @@ function seedConfig(config: ExperimentConfig, seed: number): ExperimentConfig {
 
 /**
  * Trains (or finds) MemPO and GRPO at each RL seed from a run's finished SFT
- * checkpoint, evaluates both greedily on the run's test sets, and writes
- * `compare.json` and `compare.md` in the run directory.
+ * checkpoint, evaluates both greedily on the run's test sets (or another
+ * split's sets, `options.split`), and writes `compare.json` and `compare.md`
+ * in the run directory (`splitDir(run, split)`).
  *
  * ```text
  * for seed s:  weights = the run's own (when its RL seed is s and both finished) | compare/seed<s>/ (branchRun + runPipeline)
@@ -192,7 +193,7 @@ function seedConfig(config: ExperimentConfig, seed: number): ExperimentConfig {
  */
 export async function compareRun(runDir: string, options: CompareOptions = {}): Promise<CompareResult | undefined> {
   const { seeds = [0, 1, 2], resamples = 10000, split = "test" } = options;
-  const outDir = split === "test" ? runDir : `${runDir}/${split}`;
+  const outDir = splitDir(runDir, split);
   const seedFile = split === "test" ? "compare_eval.json" : `compare_eval_${split}.json`;
   const log = options.log ?? (() => {});
   const stop = () => options.shouldStop?.() ?? false;
@@ -352,9 +353,9 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
   const claims = researchCheck(evalRows, { compare: result });
   await writeFileAtomic(
     `${outDir}/compare.md`,
-    `${compareMarkdown(result)}\n## Research check\n\nThe run's eval.json with these seeds (computed, not tuned):\n\n${
-      researchCheckMarkdown(claims)
-    }\n`,
+    `${compareMarkdown(result)}\n## Research check\n\nThe run's ${
+      split === "test" ? "" : `${split}/`
+    }eval.json with these seeds (computed, not tuned):\n\n${researchCheckMarkdown(claims)}\n`,
   );
   return result;
 }
@@ -387,10 +388,11 @@ export function compareMarkdown(result: CompareResult): string {
   const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
   const first = paired[0];
   const S = seeds.length;
+  const named = result.split ? splitTitle(result.split) : undefined;
   const out = [
-    result.split ? `# MemPO vs GRPO on ${SPLIT_SETS[result.split].split(":")[0]}` : "# MemPO vs GRPO",
+    named ? `# MemPO vs GRPO on ${named.title}` : "# MemPO vs GRPO",
     "",
-    ...(result.split ? [`Every "test set" below is one of ${SPLIT_SETS[result.split]}.`, ""] : []),
+    ...(named ? [named.note, ""] : []),
     `From ${result.run}'s SFT checkpoint, MemPO and GRPO trained at RL seeds ${
       seeds.join(", ")
     } (\`rl.seed\`; all else`,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type DataSplit, type LoadedData, SPLIT_SETS } from "../data/build.ts";
+import { type DataSplit, type LoadedData, splitTitle } from "../data/build.ts";
 import { unseenTestWords } from "../data/coverage.ts";
 import type { ContextPolicy } from "../env/context.ts";
 import type { Model } from "../model/params.ts";
@@ -98,7 +98,7 @@ export async function runDemoContexts(
 export interface EvaluateRunOptions {
   /** The run directory: its `sft/` state holds the demonstrations' contexts. */
   runDir: string;
-  /** Where the evaluation files are written (the validation split's: `RUN/valid`). @default runDir */
+  /** Where the evaluation files are written (another split's: `splitDir(RUN, split)`, `RUN/valid`). @default runDir */
   outDir?: string;
   /** The run's config (`eval`, `rl.algorithms`, the teacher's memory, the seeds). */
   config: ExperimentConfig;
@@ -309,6 +309,7 @@ export interface EvalFiles {
 export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<void> {
   const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts, split } = files;
   const named = split !== undefined && split !== "test" ? { split } : {};
+  const titled = splitTitle(split ?? "test");
   await writeFileAtomic(
     `${outDir}/eval.json`,
     JSON.stringify(
@@ -329,9 +330,9 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
   const figures = runFigures(rows, metrics);
   for (const [name, figure] of Object.entries(figures)) await writeFileAtomic(`${outDir}/${name}`, figure.svg);
   const md = [
-    "split" in named ? `# Evaluation on ${SPLIT_SETS[split!].split(":")[0]}` : "# Evaluation",
+    titled ? `# Evaluation on ${titled.title}` : "# Evaluation",
     "",
-    ...("split" in named ? [`Every "test set" below is one of ${SPLIT_SETS[split!]}.`, ""] : []),
+    ...(titled ? [titled.note, ""] : []),
     "Greedy decoding. Cells: mean EM / mean F1 / mean total tokens per episode / mean peak context tokens.",
     "The teacher rows are the scripted teacher without drops: the ceiling, and the tokens a perfect policy",
     "spends under each context policy.",

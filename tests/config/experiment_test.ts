@@ -431,3 +431,17 @@ Deno.test("validateConfig(): data.questionOnce needs a memory that carries the o
     /Invalid config: sft\.joinShare > 0 needs data\.questionOnce .*current values are sft\.joinShare 0\.5, data\.questionOnce undefined$/,
   );
 });
+
+Deno.test("validateConfig(): data.validCount below eval.questions and data.validFraction outside (0, 1) refused by name", () => {
+  assert.throws(
+    () => resolveConfig("quick", { data: { validCount: 2 }, eval: { questions: 4 } }),
+    /eval\.questions \(4\) must be ≤ data\.validCount \(2\) when it is set/,
+  );
+  assert.equal(resolveConfig("quick", { data: { validCount: 4 }, eval: { questions: 4 } }).data.validCount, 4);
+  for (const f of [0, 1]) {
+    assert.throws(
+      () => resolveConfig("quick", { data: { validCount: 8, validFraction: f } }),
+      new RegExp(`data\\.validFraction must be in \\(0, 1\\), current value is ${f}`),
+    );
+  }
+});

@@ -123,6 +123,16 @@ Deno.test("buildQaSplits({ validCount }): validation subjects out of training an
     }
   }
   assert.deepEqual(buildQaSplits(w, { ...options, validCount: 4 }), split, "deterministic");
+  // a type's last training entity stays in training: the quick world's 2 countries keep 1 for testing, 1 for training
+  const small = generateWorld(5, { countries: 2, cities: 4, people: 8, companies: 4, films: 4 });
+  const few = buildQaSplits(small, { validCount: 1, testObjectives: [1, 4] });
+  for (const type of ["country", "city", "person", "company", "film"]) {
+    const left = small.entities.filter((e) =>
+      e.type === type && !few.testSubjects.has(e.name) && !few.validSubjects.has(e.name)
+    );
+    assert.ok(left.length >= 1, `${type} keeps a training entity`);
+  }
+  assert.equal(few.validSubjects.size, 4, "countries give none: 0 + 1 + 1 + 1 + 1");
   assert.throws(
     () => buildQaSplits(w, { ...options, validCount: -1 }),
     /validCount must be an integer ≥ 0, current value is -1/,

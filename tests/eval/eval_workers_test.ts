@@ -124,6 +124,16 @@ Deno.test("createEvalWorkers(): the validation and train splits of a data direct
   } finally {
     fitWorkers.close();
   }
+  // data whose split is not the one the workers load: refused
+  const mislabelled = createEvalWorkers({ ...valid, split: "test" }, splitDir, [m], 1);
+  try {
+    await assert.rejects(
+      mislabelled.evaluate(agents.slice(1), cfg),
+      /The test sets in .* are not the ones being evaluated \(dataDir, split\)/,
+    );
+  } finally {
+    mislabelled.close();
+  }
   // the validation questions, not the test ones: the teacher's transcripts name other subjects
   const onTest = await evaluateAgents(agents.slice(0, 1), await loadData(splitDir), cfg);
   assert.notDeepEqual(onTest[0]!.sample, reference[0]!.sample);
