@@ -15,7 +15,7 @@ import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts"
 import { type Algorithm, type ExperimentConfig, validateConfig } from "../config/experiment.ts";
 import { readRunConfig } from "../config/run_config.ts";
 import { setBackend } from "../backend/backend.ts";
-import { DATA_SPLITS, type DataSplit, loadData, type LoadedData, splitDir, splitTitle } from "../data/build.ts";
+import { DATA_SPLITS, type DataSplit, type LoadedData, splitDir, splitTitle } from "../data/build.ts";
 import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { loadCheckpoint, readCheckpointRecord } from "../model/checkpoint.ts";
 import { modelPreset } from "../model/config.ts";
@@ -224,8 +224,7 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
   }
   const evalRows = await readEvalRows(outDir);
   await setBackend(config.backend);
-  const built = await ensureData(config);
-  const loaded = split === "test" ? built : await loadData(config.dataDir, { split });
+  const loaded = await ensureData(config, { split });
   await checkRunTokenizer(runDir, config.dataDir, "evaluate");
   // every checkpoint loaded must be the run's architecture over the run's tokenizer
   const expect = modelPreset(config.model, loaded.tokenizer.size);

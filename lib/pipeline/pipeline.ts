@@ -20,7 +20,7 @@
  * @module
  */
 import { setBackend } from "../backend/backend.ts";
-import { buildData, DATA_VERSION, loadData, type LoadedData } from "../data/build.ts";
+import { buildData, DATA_VERSION, type DataSplit, loadData, type LoadedData } from "../data/build.ts";
 import { modelPreset } from "../model/config.ts";
 import { copyModel, createModel, type Model, trainableVariables } from "../model/params.ts";
 import {
@@ -104,6 +104,7 @@ async function exists(path: string): Promise<boolean> {
  * Source: nanoGPT `data/<dataset>/prepare.py` (prepare the files once, train from them); verl reads preprocessed Parquet.
  *
  * @param config The experiment config (`dataDir`, `seed`, `data`).
+ * @param options `split`: the sets loaded as its test sets (`loadData`). @default { split: "test" }
  * @returns The loaded data.
  *
  * @example
@@ -124,14 +125,19 @@ async function exists(path: string): Promise<boolean> {
  * assert.ok(await written() > first);
  * ```
  */
-export async function ensureData(config: ExperimentConfig): Promise<LoadedData> {
+export async function ensureData(
+  config: ExperimentConfig,
+  options: { split?: DataSplit } = {},
+): Promise<LoadedData> {
   const manifestPath = `${config.dataDir}/manifest.json`;
   const wanted = JSON.stringify({ seed: config.seed, ...config.data });
   // a manifest that is missing, damaged or for other options: the data is built anew (it is derived, seeded)
   const m = await Deno.readTextFile(manifestPath).then((t) => JSON.parse(t), () => undefined);
-  if (m?.version === DATA_VERSION && JSON.stringify(m.options) === wanted) return await loadData(config.dataDir);
+  if (m?.version === DATA_VERSION && JSON.stringify(m.options) === wanted) {
+    return await loadData(config.dataDir, options);
+  }
   await buildData(config.dataDir, config.seed, { ...config.data });
-  return await loadData(config.dataDir);
+  return await loadData(config.dataDir, options);
 }
 
 /** A checkpoint's progress, as its record's state holds it. */
