@@ -264,6 +264,7 @@ export {
   runEpisodes,
   type TurnOutput,
   type TurnRequest,
+  turnStopIds,
 } from "./lib/env/rollout.ts";
 export {
   carriedAnswers,
@@ -452,9 +453,22 @@ export {
   lookupPositions,
   memorySlotAccuracy,
   memorySlotPositions,
+  probeEpisodes,
+  type ProbeOptions,
   probeTurns,
   reverseObjectives,
 } from "./lib/diagnostics/copy_diagnostic.ts";
+export {
+  partAt,
+  PATH_COLUMNS,
+  pathCells,
+  type PathTurn,
+  type TeacherPath,
+  teacherPath,
+  type TeacherPathOptions,
+  TURN_PARTS,
+  type TurnPart,
+} from "./lib/diagnostics/teacher_path.ts";
 export {
   type Hits,
   probeHits,

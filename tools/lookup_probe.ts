@@ -22,10 +22,12 @@ import { openRun } from "../lib/pipeline/open_run.ts";
 import {
   lookupAccuracy,
   memorySlotAccuracy,
+  probeEpisodes,
   probeTurns,
   reverseObjectives,
 } from "../lib/diagnostics/copy_diagnostic.ts";
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
+import { pathCells, teacherPath, TURN_PARTS } from "../lib/diagnostics/teacher_path.ts";
 import { extractionByPlace } from "../lib/diagnostics/extraction.ts";
 import type { Hits } from "../lib/diagnostics/teacher_forced.ts";
 import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
@@ -33,7 +35,9 @@ import { SUBJECT_OUTCOMES, THINK_KINDS, type ThinkRecord, thinkRecords } from ".
 import { LENGTHENINGS, lengthenQuestion } from "../lib/env/longer_questions.ts";
 
 /** A share of hits in whole percent, or "–" when none was scored. */
-const pct = (h: Hits) => h.total ? `${(100 * h.correct / h.total).toFixed(0)}%` : "–";
+const pct = (h: Hits) => pathPct(h.correct, h.total);
+/** A share in whole percent, or "–" of none. */
+const pathPct = (n: number, d: number) => d ? `${(100 * n / d).toFixed(0)}%` : "–";
 
 const TASK = {
   name: "deno run -A tools/lookup_probe.ts",
@@ -67,11 +71,27 @@ await runTask(TASK, async ({ flags, positionals }) => {
     console.log(`${dir} (${flags.policy}): teacher-forced accuracy of each step of the state memory, % right (tokens)`);
     let hasThink = false;
     for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
-      const sequences = await probeTurns(data, set.slice(0, config.eval.questions), { ...probe, memory });
+      const { sequences, episodes } = await probeEpisodes(data, set.slice(0, config.eval.questions), {
+        ...probe,
+        memory,
+      });
       const cells = await stepAccuracy(model, data.tokenizer, sequences, stateLayout(memory));
       console.log(
         `${k} objectives, steps  ` +
           cells.map((c) => `${c.step} ${(100 * c.correct / c.total).toFixed(0)}% (${c.total})`).join("  "),
+      );
+      // whole turns: where the greedy policy leaves the teacher's path, turn by turn and by part
+      const path = await teacherPath(model, data.tokenizer, episodes, {
+        maxTurnTokens: probe.maxTurnTokens,
+        layout: stateLayout(memory),
+      });
+      console.log(
+        `${k} objectives, on the teacher's path ${pathCells(path)[0]}; by turn: exact, then the episodes leaving ` +
+          `the path there (open / answers / action)  ` +
+          path.byTurn.map((t) =>
+            `${t.turn}: ${pathPct(t.exact, t.total)} ${TURN_PARTS.map((p) => t.first[p]).join("/")}`
+          )
+            .join("  "),
       );
       // the first turn's extraction of the open list, by place in the list: the subject and its relations
       if (!stateLayout(memory).chain) {

@@ -16,6 +16,8 @@ import { type Hits, probeHits, teacherForcedHits } from "./teacher_forced.ts";
 import { STEP_KINDS, type StepAccuracy, stepCells, stepPositions } from "./step_diagnostic.ts";
 import { isStateMemory, type MemoryFormat, stateLayout } from "../env/teacher.ts";
 import { teacherDemonstrations } from "../train/demos.ts";
+import type { Episode } from "../env/rollout.ts";
+import { PATH_COLUMNS, pathCells, type TeacherPath, teacherPath } from "./teacher_path.ts";
 import type { AgentSpec } from "../eval/evaluate.ts";
 import { DEFAULT_TEACHER_MEMORY } from "../config/experiment.ts";
 import { markdownTable } from "../viz/table.ts";
@@ -368,6 +370,8 @@ export interface CopyDiagnostic {
   agents: Record<string, CopyAccuracy[]>;
   /** Agent name → accuracy per step of the state memory's operation (state-memory teachers only). */
   steps?: Record<string, StepAccuracy[]>;
+  /** Agent name → where its greedy turns leave the teacher's path (state-memory teachers only). */
+  paths?: Record<string, TeacherPath>;
 }
 
 /**
@@ -399,9 +403,54 @@ export interface CopyDiagnostic {
 export async function probeTurns(
   data: LoadedData,
   records: readonly QaRecord[],
-  options: { seed: number; maxTurnTokens: number; maxPositions: number; memory?: MemoryFormat },
+  options: ProbeOptions,
 ): Promise<LmSequence[]> {
-  const { sequences } = await teacherDemonstrations(data, {
+  return (await probeEpisodes(data, records, options)).sequences;
+}
+
+/** Options of {@linkcode probeTurns} and {@linkcode probeEpisodes}. */
+export interface ProbeOptions {
+  /** The teacher's seed (it drops nothing here). */
+  seed: number;
+  /** Tokens per turn at most. */
+  maxTurnTokens: number;
+  /** The model's positions. */
+  maxPositions: number;
+  /** The teacher's memory format. @default DEFAULT_TEACHER_MEMORY */
+  memory?: MemoryFormat;
+}
+
+/**
+ * {@linkcode probeTurns}' teacher episodes, with their per-turn sequences.
+ *
+ * Source: this package.
+ *
+ * @param data Loaded data (tokenizer, search).
+ * @param records The questions.
+ * @param options The teacher's seed, turn budget and context length.
+ * @returns The episodes (one per question, in order) and one sequence per teacher turn.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { probeEpisodes } from "./copy_diagnostic.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 1, { trainCount: 4, testCount: 2, testObjectives: [2], sizes: { distractors: 0 } });
+ * const data = await loadData(dir);
+ * const { episodes, sequences } = await probeEpisodes(data, data.test.get(2)!, { seed: 0, maxTurnTokens: 64, maxPositions: 512 });
+ * assert.equal(episodes.length, 2);
+ * assert.ok(episodes.every((e) => e.turns.length >= 3 && e.reward === 1)); // two searches and an answer at least
+ * assert.ok(sequences.length >= episodes.length);
+ * ```
+ */
+export async function probeEpisodes(
+  data: LoadedData,
+  records: readonly QaRecord[],
+  options: ProbeOptions,
+): Promise<{ episodes: Episode[]; sequences: LmSequence[] }> {
+  const { sequences, episodes } = await teacherDemonstrations(data, {
     count: records.length,
     dropProbability: 0,
     seed: options.seed,
@@ -411,7 +460,7 @@ export async function probeTurns(
     maxTurnTokens: options.maxTurnTokens,
     records,
   });
-  return sequences;
+  return { episodes, sequences };
 }
 
 /** Options of {@linkcode copyDiagnostics}. */
@@ -473,20 +522,21 @@ export async function copyDiagnostics(
   for (const [objectives, records] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
     const diagnostic: CopyDiagnostic = { objectives, agents: {} };
     // the teacher's turns depend on the model only through its context length: one set per length
-    const turns = new Map<number, LmSequence[]>();
+    const turns = new Map<number, { episodes: Episode[]; sequences: LmSequence[] }>();
     for (const [name, model] of models) {
       const { maxPositions } = model.config;
       if (!turns.has(maxPositions)) {
         turns.set(
           maxPositions,
-          await probeTurns(data, records.slice(0, options.questions), { ...options, maxPositions }),
+          await probeEpisodes(data, records.slice(0, options.questions), { ...options, maxPositions }),
         );
       }
+      const { episodes, sequences } = turns.get(maxPositions)!;
       // one teacher-forced pass scores both probes: the (tag, kind) cells and, for a state memory, its steps
       const format = options.memory ?? DEFAULT_TEACHER_MEMORY;
       const state = isStateMemory(format);
       const { stack, chain } = stateLayout(format);
-      const hits = await probeHits(model, data.tokenizer, turns.get(maxPositions)!, {
+      const hits = await probeHits(model, data.tokenizer, sequences, {
         copy: (s) => copyKeys(data.tokenizer, names, s),
         steps: (s) => (state ? stepPositions(data.tokenizer, s, { stack, chain }) : []),
       });
@@ -494,6 +544,11 @@ export async function copyDiagnostics(
       if (state) {
         diagnostic.steps ??= {};
         diagnostic.steps[name] = stepCells(hits.steps);
+        diagnostic.paths ??= {};
+        diagnostic.paths[name] = await teacherPath(model, data.tokenizer, episodes, {
+          maxTurnTokens: options.maxTurnTokens,
+          layout: { stack, chain },
+        });
       }
     }
     out.push(diagnostic);
@@ -542,6 +597,13 @@ export function copyDiagnosticMarkdown(sets: readonly CopyDiagnostic[]): string 
       ...stepKeys.map((k) => pct(d.steps![agent]!.find((x) => x.step === k))),
     ])
   );
+  const pathRows = agents.flatMap((agent) =>
+    sets.filter((d) => d.paths?.[agent] !== undefined).map((d) => [
+      agent,
+      String(d.objectives),
+      ...pathCells(d.paths![agent]!),
+    ])
+  );
   return [
     "## Where the agents go wrong",
     "",
@@ -557,6 +619,16 @@ export function copyDiagnosticMarkdown(sets: readonly CopyDiagnostic[]): string 
       "(accuracy over the step's tokens; tokens scored in parentheses).",
       "",
       markdownTable(["agent", "objectives", ...stepKeys], stepRows).markdown,
+    ]),
+    ...(pathRows.length === 0 ? [] : [
+      "",
+      "Whole turns, on the same episodes: each teacher turn generated greedily from the teacher's context of it. An " +
+      "episode every turn of which comes out exact is one the free-running greedy agent reproduces; every other " +
+      "leaves the teacher's path at its first inexact turn, in the part of it (the memory's open objectives, its " +
+      "answers, or the think and action) where the first token differs. The share of exact turns at each turn index " +
+      "(turn 0 writes the open list from the question); the episodes leaving the path, by part.",
+      "",
+      markdownTable(["agent", "objectives", ...PATH_COLUMNS], pathRows).markdown,
     ]),
   ].join("\n");
 }

@@ -134,6 +134,32 @@ export interface RolloutOptions {
   seed?: number;
 }
 
+/**
+ * The tokens that end a turn's generation, in this order: `</search>`, `</answer>` (the two that close an action),
+ * `<|end|>` and the end of text.
+ *
+ * @param tokenizer The tokenizer.
+ * @returns The token ids.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer } from "../text/tokenizer.ts";
+ * import { turnStopIds } from "./rollout.ts";
+ *
+ * const tokenizer = buildTokenizer(["zorbex"]);
+ * assert.deepEqual(turnStopIds(tokenizer).slice(0, 2), [tokenizer.special("</search>"), tokenizer.special("</answer>")]);
+ * ```
+ */
+export function turnStopIds(tokenizer: Tokenizer): number[] {
+  return [
+    tokenizer.special("</search>"),
+    tokenizer.special("</answer>"),
+    tokenizer.special("<|end|>"),
+    tokenizer.eosId,
+  ];
+}
+
 function emptyScore(targets: Targets): AnswerScore {
   return scoreAnswer(null, targets);
 }
@@ -193,12 +219,7 @@ export async function runEpisodes(
   }
   const { tokenizer, search } = env;
   const template = chatTemplate(tokenizer);
-  const stopIds = [
-    tokenizer.special("</search>"),
-    tokenizer.special("</answer>"),
-    tokenizer.special("<|end|>"),
-    tokenizer.eosId,
-  ];
+  const stopIds = turnStopIds(tokenizer);
   const closing = new Set(stopIds.slice(0, 2));
   const memClose = tokenizer.special("</mem>");
   const episodes: Episode[] = tasks.map((task, id) => ({

@@ -19,6 +19,7 @@ import {
 } from "../../lib/diagnostics/copy_diagnostic.ts";
 import { teacherDemonstrations } from "../../lib/train/demos.ts";
 import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
+import { teacherPath } from "../../lib/diagnostics/teacher_path.ts";
 import type { AgentSpec } from "../../lib/eval/evaluate.ts";
 
 const tok = buildTokenizer(["zorbex kalo mirel born director none = 1 2 , ;"]);
@@ -103,7 +104,7 @@ Deno.test("copyDiagnostics(): every test set in order, each model-backed agent o
   const names = new Set(data.corpus.map((d) => d.id));
   const scored = (k: number) => sets.find((d) => d.objectives === k)!.agents.GRPO!.reduce((n, c) => n + c.total, 0);
   for (const k of [1, 4]) {
-    const { sequences } = await teacherDemonstrations(data, {
+    const { sequences, episodes } = await teacherDemonstrations(data, {
       count: 2,
       dropProbability: 0,
       seed: 0,
@@ -121,16 +122,23 @@ Deno.test("copyDiagnostics(): every test set in order, each model-backed agent o
       sets.find((d) => d.objectives === k)!.steps!.GRPO,
       await stepAccuracy(b, data.tokenizer, sequences),
     );
+    // and the whole turns, on those turns' episodes
+    assert.deepEqual(
+      sets.find((d) => d.objectives === k)!.paths!.GRPO,
+      await teacherPath(b, data.tokenizer, episodes, { maxTurnTokens: 64 }),
+    );
   }
   assert.ok(scored(4) > scored(2) && scored(2) > scored(1), "more objectives, more teacher turns scored");
   const md = copyDiagnosticMarkdown(sets);
-  const [cells, steps] = md.split("Each step of the memory's per-turn operation");
+  const [cells, rest] = md.split("Each step of the memory's per-turn operation");
+  const [steps, paths] = rest!.split("Whole turns, on the same episodes");
   const rows = (text: string) =>
     text.split("\n").filter((l) => /^\| (SFT|GRPO) /.test(l)).map((l) => l.split(" | ").slice(0, 2).join());
   const expected = ["| SFT,1", "| SFT,2", "| SFT,4", "| GRPO,1", "| GRPO,2", "| GRPO,4"];
   assert.deepEqual(rows(cells!), expected);
   // the state memory's steps, one row per agent and test set, the same scores as stepAccuracy on those turns
   assert.deepEqual(rows(steps!), expected);
+  assert.deepEqual(rows(paths!), expected);
   assert.deepEqual(sets[0]!.steps!.GRPO!.map((c) => c.step).slice(0, 1), ["open from question"]);
   a.dispose();
   b.dispose();
