@@ -232,7 +232,7 @@ export const SFT_CONFIG_SCHEMA = section({
   teacherMemory: oneOf(MEMORY_FORMATS).optional().meta({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
       "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +
-      "state (the same with each open objective as its subject alone), state-stack (the answers, then the " +
+      "state-relations-bare (the same with no ';' between items or answers), state (the same with each open objective as its subject alone), state-stack (the answers, then the " +
       "objectives still open with the one being resolved last, next to </mem>; resolved from the last objective), " +
       "state-chain (the answers, then only the objective in progress as the chain of facts read for it; the next " +
       "objective read off the question), state-chain-bare (the same with no ';' between the memory's answers, so " +
@@ -750,10 +750,13 @@ export function validateConfig(c: unknown): ExperimentConfig {
       );
     }
   }
-  if ((config.sft.drillMix ?? 0) > 0 && !["state-relations", "state"].includes(teacherMemory(config))) {
+  if (
+    (config.sft.drillMix ?? 0) > 0 &&
+    !["state-relations", "state-relations-bare", "state"].includes(teacherMemory(config))
+  ) {
     fail(
       `sft.drillMix > 0 needs a state memory with the open objectives first (sft.teacherMemory ` +
-        `"state-relations" or "state"): the memory drills ` +
+        `"state-relations", "state-relations-bare" or "state"): the memory drills ` +
         `are its list operations; current values are sft.drillMix ${config.sft.drillMix}, ` +
         `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
     );
@@ -772,10 +775,14 @@ export function validateConfig(c: unknown): ExperimentConfig {
         `${config.data.subjectIndex}`,
     );
   }
-  if (config.data.questionOnce && !["state-relations", "state-stack"].includes(teacherMemory(config))) {
+  if (
+    config.data.questionOnce &&
+    !["state-relations", "state-relations-bare", "state-stack"].includes(teacherMemory(config))
+  ) {
     fail(
       `data.questionOnce needs a memory that carries the open objectives with their relations (sft.teacherMemory ` +
-        `"state-relations" or "state-stack"): no turn after the first sees the question; current value is ` +
+        `"state-relations", "state-relations-bare" or "state-stack"): no turn after the first sees the question; ` +
+        `current value is ` +
         `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
     );
   }

@@ -13,6 +13,9 @@ import type { Tokenizer } from "../text/tokenizer.ts";
 import type { Model } from "../model/params.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { teacherForcedHits } from "./teacher_forced.ts";
+import { RELATIONS } from "../env/world.ts";
+
+const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
 
 /** Accuracy at one place of the extracted list. */
 export interface ExtractionPlace {
@@ -49,6 +52,10 @@ export interface ExtractionPlace {
  * assert.deepEqual(extractionPositions({ tokens, lossMask }, tok).map(([i, k]) => `${i} ${k}`), [
  *   "5 1:subject", "6 1:relations", "7 1:relations", "8 2:subject", "9 2:relations",
  * ]);
+ * const bare = encode(tok, "<|user|> q <|end|> <|assistant|> <mem> a born b located |").ids;
+ * assert.deepEqual(extractionPositions({ tokens: bare, lossMask: bare.map((_, i) => (i >= 5 ? 1 : 0)) }, tok).map(([, k]) => k), [
+ *   "1:subject", "1:relations", "2:subject", "2:relations",
+ * ]);
  * const later = encode(tok, "<information> q </information> <|assistant|> <mem> a |").ids;
  * assert.deepEqual(extractionPositions({ tokens: later, lossMask: later.map((_, i) => (i >= 5 ? 1 : 0)) }, tok), []);
  * ```
@@ -59,14 +66,14 @@ export function extractionPositions(s: LmSequence, tokenizer: Tokenizer): [numbe
   const info = tokenizer.special("<information>");
   if (first < 1 || s.tokens[first - 1] !== mem || s.tokens.slice(0, first).includes(info)) return [];
   const bar = tokenizer.vocab.get("|");
-  const semi = tokenizer.vocab.get(";");
   const out: [number, string][] = [];
-  let place = 1;
-  let atStart = true;
+  // any word but a relation and `;` starts an item (so a list with no `;`, "state-relations-bare", reads the same)
+  let place = 0;
   for (let i = first; i < s.tokens.length && s.lossMask[i] === 1 && s.tokens[i] !== bar; i++) {
-    out.push([i, `${place}:${atStart ? "subject" : "relations"}`]);
-    atStart = false;
-    if (s.tokens[i] === semi) [place, atStart] = [place + 1, true];
+    const w = tokenizer.tokens[s.tokens[i]!] ?? "";
+    const name = w !== ";" && !RELATION_WORDS.has(w);
+    if (name) place += 1;
+    out.push([i, `${Math.max(1, place)}:${name ? "subject" : "relations"}`]);
   }
   return out;
 }

@@ -21,8 +21,9 @@ import { RELATIONS } from "./world.ts";
 /**
  * The teacher's memory: the agent's whole state with each open objective as
  * its subject (`"state"`) or with its relations and `;` between items
- * (`"state-relations"`, {@linkcode stateTeacherTurn}), the same with the
- * answers first and the objective being resolved last (`"state-stack"`), or
+ * (`"state-relations"`, {@linkcode stateTeacherTurn}; `"state-relations-bare"`:
+ * no `;`), the same with the answers first and the objective being resolved
+ * last (`"state-stack"`), or
  * numbered slots of the facts read (`"slots"`, {@linkcode teacherTurn}).
  */
 export type MemoryFormat = typeof MEMORY_FORMATS[number];
@@ -31,6 +32,7 @@ export type MemoryFormat = typeof MEMORY_FORMATS[number];
 export const MEMORY_FORMATS = [
   "state",
   "state-relations",
+  "state-relations-bare",
   "state-stack",
   "state-chain",
   "state-chain-bare",
@@ -66,7 +68,8 @@ export function isStateMemory(format: MemoryFormat): boolean {
  * the facts read for the objective in progress (`"state-chain-bare"`: the
  * same with no `;` between the answers; `"state-chain-linked"`: bare, and a
  * new objective's think starts with the subject just finished); the others write the open
- * objectives first (the one being resolved first), then `|`, then the answers.
+ * objectives first (the one being resolved first), then `|`, then the answers (`"state-relations-bare"`: with no
+ * `;` between items or answers).
  *
  * Source: this package (the formats of {@linkcode stateTeacherTurn}).
  *
@@ -91,7 +94,7 @@ export function stateLayout(format: MemoryFormat): StateLayout {
     relations: format !== "state" && format !== "slots",
     stack: format === "state-stack",
     chain: format.startsWith("state-chain"),
-    bare: format === "state-chain-bare" || format === "state-chain-linked",
+    bare: format === "state-relations-bare" || format === "state-chain-bare" || format === "state-chain-linked",
     linked: format === "state-chain-linked",
   };
 }
@@ -104,7 +107,11 @@ export interface StateLayout {
   stack: boolean;
   /** The answers, then the facts read for the objective in progress ({@linkcode chainTeacherTurn}). */
   chain: boolean;
-  /** With `chain`: no `;` between the answers, so every word of the list is unique (distinct answers). */
+  /**
+   * No `;` between the answers (with `chain`: every word of the list is then unique, with distinct answers); with
+   * `relations` (`"state-relations-bare"`), none between the open items either, so the copy of an item's first name
+   * is keyed by the two words before it (the name and the relation of the item before), not three.
+   */
   bare: boolean;
   /** With `chain`: a new objective's think starts with the subject of the objective just finished. */
   linked: boolean;
@@ -317,8 +324,8 @@ export function parseStateMemory(
  * @param subQuestions The question's objectives.
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are forgotten once earlier.
- * @param options `relations`: each open objective with the relations left, `;` between items; `stack`: the
- *   answers first and the plan from the last objective ({@linkcode stateLayout}; `chain` is
+ * @param options `relations`: each open objective with the relations left, `;` between items (none with `bare`);
+ *   `stack`: the answers first and the plan from the last objective ({@linkcode stateLayout}; `chain` is
  *   {@linkcode chainTeacherTurn}'s). @default all false
  * @returns The turn, or null past the plan's end.
  *
@@ -332,6 +339,10 @@ export function parseStateMemory(
  * assert.deepEqual(stateTeacherTurn(q, 1, new Set()), { mem: "| kalmar", think: "answer", action: "answer", content: "kalmar" });
  * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true })?.mem, "zorbex born |");
  * assert.equal(stateTeacherTurn(q, 0, new Set(), { relations: true, stack: true })?.mem, "| zorbex born");
+ * const two = [...q, { ...q[0]!, subject: "vunom", answer: "tesla", hops: [{ entity: "vunom", relation: "born" as const, answer: "tesla" }] }];
+ * assert.equal(stateTeacherTurn(two, 0, new Set(), { relations: true })?.mem, "zorbex born ; vunom born |");
+ * assert.equal(stateTeacherTurn(two, 0, new Set(), { relations: true, bare: true })?.mem, "zorbex born vunom born |");
+ * assert.equal(stateTeacherTurn(two, 2, new Set(), { relations: true, bare: true })?.mem, "| kalmar tesla");
  * ```
  */
 export function stateTeacherTurn(
@@ -355,7 +366,7 @@ export function stateTeacherTurn(
       open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
     } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
   });
-  const sep = relations ? " ; " : " ";
+  const sep = relations && !(options.bare ?? false) ? " ; " : " ";
   const sides = stack ? [found.join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];
   const mem = sides.filter((p) => p !== "").join(" ");
   if (turn === steps.length) return { mem, think: "answer", action: "answer", content: found.join(" ; ") };

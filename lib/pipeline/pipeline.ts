@@ -38,6 +38,7 @@ import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
+import { stateLayout } from "../env/teacher.ts";
 import { gradientWorkersFor } from "../train/gradient_workers.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
@@ -337,7 +338,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), {
           count: drills,
           seed: config.seed + 31,
-          relations: teacherMemory(config) === "state-relations",
+          // the teacher's list style (sft.drillMix is checked to need "state", "state-relations" or its bare form)
+          relations: stateLayout(teacherMemory(config)).relations,
+          bare: stateLayout(teacherMemory(config)).bare,
           ...(config.sft.drillKinds ? { kinds: config.sft.drillKinds } : {}),
         })
         : []),

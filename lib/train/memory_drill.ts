@@ -31,6 +31,8 @@ export interface MemoryDrillOptions {
    * (`sft.teacherMemory: "state-relations"`), or subjects only. @default false
    */
   relations?: boolean;
+  /** With `relations`: no `;` between the items and the answers (`sft.teacherMemory: "state-relations-bare"`). @default false */
+  bare?: boolean;
   /**
    * The kinds drilled, in turn (`sft.drillKinds`): `["extract"]` drills the first turn's extraction alone, as a
    * run whose later turns are drilled by joined tasks (`sft.joinShare`, with no question in their context) needs.
@@ -134,7 +136,7 @@ export function memoryDrillSequences(
   names: readonly string[],
   options: MemoryDrillOptions,
 ): LmSequence[] {
-  const { count, maxItems = 10, seed = 0, relations = false, kinds = DRILL_KINDS } = options;
+  const { count, maxItems = 10, seed = 0, relations = false, bare = false, kinds = DRILL_KINDS } = options;
   if (kinds.length === 0 || kinds.some((k) => !DRILL_KINDS.includes(k))) {
     throw new RangeError(
       `Invalid memory drill: kinds must be a non-empty list of ${DRILL_KINDS.join(", ")}, current value is ${
@@ -162,7 +164,7 @@ export function memoryDrillSequences(
     const answers = Array.from({ length: rng.int(maxItems + 1) }, () => draw(rng, names));
     // with relations each open item is its name and a template's relations (a drawn template per item)
     const paths = relations ? open.map(() => draw(rng, TEMPLATE_LIST)) : [];
-    const sep = relations ? " ; " : " ";
+    const sep = relations && !bare ? " ; " : " ";
     const memory = (items: string[], found: string[]) =>
       [items.join(sep), "|", found.join(sep)].filter((p) => p !== "").join(" ");
     // with relations the rest of the turn too: search the new head's next hop, or answer from memory

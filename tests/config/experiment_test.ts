@@ -413,6 +413,12 @@ Deno.test("validateConfig(): data.questionOnce needs a memory that carries the o
     { share: 0.5, max: 3 },
   );
   assert.equal(sftDemoOptions(resolveConfig("default", { data: { questionOnce: true } }), 2048).join, undefined);
+  // the bare list carries the relations as well: accepted, with the drills too
+  const bare = resolveConfig("default", {
+    data: { questionOnce: true },
+    sft: { teacherMemory: "state-relations-bare", joinShare: 0.5, drillMix: 1, drillKinds: ["extract"] },
+  });
+  assert.equal(sftDemoOptions(bare, 2048).memory, "state-relations-bare");
   assert.throws(
     () => resolveConfig("default", { data: { questionOnce: true }, sft: { teacherMemory: "state-chain-bare" } }),
     (e: Error) =>

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
-import { createTeacher, droppedObjectives } from "../../lib/env/teacher.ts";
-import { type AgentPolicy, type EpisodeTask, runEpisodes, type TurnRequest } from "../../lib/env/rollout.ts";
+import { createTeacher, droppedObjectives, parseStateMemory } from "../../lib/env/teacher.ts";
+import {
+  type AgentPolicy,
+  type Episode,
+  type EpisodeTask,
+  runEpisodes,
+  type TurnRequest,
+} from "../../lib/env/rollout.ts";
 import { decode, encode } from "../../lib/text/tokenizer.ts";
 import { buildSearchIndex } from "../../lib/env/search.ts";
 import { createRng } from "../../lib/random.ts";
@@ -145,7 +151,7 @@ Deno.test("the state-memory teachers score 1.0 at 1 to 8 objectives on questions
   const plain = await Deno.makeTempDir();
   await buildData(plain, 22, { trainCount: 10, testCount: 6, testObjectives: [1, 2, 4, 6, 8], markers: false });
   const d = await loadData(plain);
-  for (const memory of ["state", "state-relations", "state-stack"] as const) {
+  for (const memory of ["state", "state-relations", "state-relations-bare", "state-stack"] as const) {
     const oracle = createTeacher(d.tokenizer, { dropProbability: 0, memory });
     for (const [k, rs] of d.test) {
       assert.ok(rs.every((r) => !/\bq\d\b/.test(r.question) && r.question.split(" ; ").length === k), rs[0]!.question);
@@ -153,12 +159,47 @@ Deno.test("the state-memory teachers score 1.0 at 1 to 8 objectives on questions
         const eps = await runEpisodes(oracle, tasks(rs), d, { contextPolicy, maxTurns: 64 });
         assert.ok(eps.every((e) => e.reward === 1 && e.formatValid), `${memory}, ${k} objectives, ${contextPolicy}`);
         if (memory !== "state" && contextPolicy === "memory" && k > 1) {
-          assert.ok(eps.every((e) => e.turns[0]!.text.includes(" ; ")), "items separated by ;");
+          const mem = (e: Episode) => e.turns[0]!.text.split("</mem>")[0]!;
+          const bare = memory === "state-relations-bare";
+          assert.ok(
+            eps.every((e) => mem(e).includes(" ; ") !== bare),
+            bare ? "no ; in the memory" : "items separated by ;",
+          );
         }
         if (memory === "state-stack") {
           assert.ok(eps.every((e) => /^(<mem> )?\| /.test(e.turns[0]!.text)), eps[0]!.turns[0]!.text);
         }
       }
     }
+  }
+});
+
+Deno.test("the bare state memory (no `;`), with the question shown once: the teacher scores 1.0 at 1 to 8 objectives, and every memory reads back as the one with `;`", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 24, {
+    trainCount: 10,
+    testCount: 6,
+    testObjectives: [1, 2, 4, 6, 8],
+    markers: false,
+    distinctAnswers: true,
+    questionOnce: true,
+  });
+  const d = await loadData(dir);
+  const run = (memory: "state-relations" | "state-relations-bare", rs: Parameters<typeof tasks>[0]) =>
+    runEpisodes(createTeacher(d.tokenizer, { dropProbability: 0, memory }), tasks(rs), d, {
+      contextPolicy: "memory",
+      maxTurns: 64,
+    });
+  const mem = (text: string) => text.split("</mem>")[0]!.replace("<mem>", "");
+  for (const [k, rs] of d.test) {
+    const [bare, plain] = [await run("state-relations-bare", rs), await run("state-relations", rs)];
+    assert.ok(bare.every((e) => e.reward === 1 && e.formatValid), `${k} objectives`);
+    bare.forEach((e, i) => {
+      assert.equal(e.turns.length, plain[i]!.turns.length);
+      e.turns.forEach((t, j) => {
+        assert.ok(!mem(t.text).includes(";"), t.text);
+        assert.deepEqual(parseStateMemory(mem(t.text)), parseStateMemory(mem(plain[i]!.turns[j]!.text)));
+      });
+    });
   }
 });

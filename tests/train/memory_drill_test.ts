@@ -3,6 +3,7 @@ import { buildData, loadData } from "../../lib/data/build.ts";
 import { decode } from "../../lib/text/tokenizer.ts";
 import { memoryDrillSequences } from "../../lib/train/memory_drill.ts";
 import { TEMPLATES } from "../../lib/env/questions.ts";
+import { parseStateMemory } from "../../lib/env/teacher.ts";
 
 const dir = await Deno.makeTempDir();
 await buildData(dir, 3, { trainCount: 4, testCount: 2, testObjectives: [2], markers: false });
@@ -100,4 +101,20 @@ Deno.test("memoryDrillSequences() with relations: items are names with their tem
     memoryDrillSequences(data.tokenizer, names, { count: 4, seed: 7, relations: false }),
     memoryDrillSequences(data.tokenizer, names, { count: 4, seed: 7 }),
   );
+});
+
+Deno.test("memoryDrillSequences() with relations and bare: the same drills with no ';' in the memory, read back as the same items", () => {
+  const options = { count: 24, maxItems: 10, seed: 7, relations: true };
+  const withSemis = memoryDrillSequences(data.tokenizer, names, options);
+  const bare = memoryDrillSequences(data.tokenizer, names, { ...options, bare: true });
+  const memory = (s: { tokens: readonly number[]; lossMask: readonly number[] }) =>
+    decode(data.tokenizer, s.tokens.slice(s.lossMask.indexOf(1))).split(" </mem>")[0]!;
+  bare.forEach((s, n) => {
+    assert.ok(!memory(s).includes(";"), memory(s));
+    assert.deepEqual(parseStateMemory(memory(s)), parseStateMemory(memory(withSemis[n]!)));
+    // the context (the question, the previous turn) differs only in the previous memory's `;`
+    const context = (x: typeof s) =>
+      decode(data.tokenizer, x.tokens.slice(0, x.lossMask.indexOf(1))).split(" <|end|> ").slice(0, 1).join();
+    assert.equal(context(s), context(withSemis[n]!));
+  });
 });
