@@ -459,9 +459,13 @@ export {
   reverseObjectives,
 } from "./lib/diagnostics/copy_diagnostic.ts";
 export {
+  AFTER_KINDS,
+  type AfterKind,
+  afterKind,
   partAt,
   PATH_COLUMNS,
   pathCells,
+  type PathLeave,
   type PathTurn,
   type TeacherPath,
   teacherPath,

@@ -27,7 +27,7 @@ import {
   reverseObjectives,
 } from "../lib/diagnostics/copy_diagnostic.ts";
 import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
-import { pathCells, teacherPath, TURN_PARTS } from "../lib/diagnostics/teacher_path.ts";
+import { AFTER_KINDS, afterKind, pathCells, teacherPath, TURN_PARTS } from "../lib/diagnostics/teacher_path.ts";
 import { extractionByPlace } from "../lib/diagnostics/extraction.ts";
 import type { Hits } from "../lib/diagnostics/teacher_forced.ts";
 import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
@@ -93,6 +93,10 @@ await runTask(TASK, async ({ flags, positionals }) => {
           )
             .join("  "),
       );
+      // the word the first differing word follows, where the episodes leave the path in the open list
+      const open = path.leaves.filter((l) => l.part === "open");
+      const kinds = AFTER_KINDS.map((kind) => `${kind} ${open.filter((l) => afterKind(l, names) === kind).length}`);
+      console.log(`${k} objectives, leaving in the open list (${open.length}), after  ${kinds.join("  ")}`);
       // the first turn's extraction of the open list, by place in the list: the subject and its relations
       if (!stateLayout(memory).chain) {
         console.log(

@@ -18,6 +18,9 @@ import type { Model } from "../model/params.ts";
 import type { AgentPolicy, Episode, EpisodeTurn } from "../env/rollout.ts";
 import { turnStopIds } from "../env/rollout.ts";
 import { teacherForcedArgmax } from "./teacher_forced.ts";
+import { RELATIONS } from "../env/world.ts";
+
+const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
 import type { StateLayout } from "../env/teacher.ts";
 
 /** The parts of a state memory's turn, in the order the default layout writes them. */
@@ -38,14 +41,32 @@ export interface PathTurn {
   first: Record<TurnPart, number>;
 }
 
+/** Where one episode leaves the teacher's path: its first inexact turn. */
+export interface PathLeave {
+  /** The episode's index in the episodes probed. */
+  episode: number;
+  /** The turn index. */
+  turn: number;
+  /** The part of the turn where the first token differs. */
+  part: TurnPart;
+  /** The teacher's word there (`""` past the turn's end). */
+  want: string;
+  /** The policy's word there (`""` when its turn ended). */
+  got: string;
+  /** The teacher's word before it (`""` at the turn's start): what a copy of the word is keyed by. */
+  after: string;
+}
+
 /** {@linkcode teacherPath}'s result for one set of episodes. */
 export interface TeacherPath {
   /** Episodes probed. */
   episodes: number;
-  /** Of them, episodes every turn of which is exact: those the free-running greedy policy reproduces. */
+  /** Of them, episodes every turn of which is exact: those the free-running greedy agent reproduces. */
   onPath: number;
   /** Per turn index, ascending. */
   byTurn: PathTurn[];
+  /** The episodes off the path, each where it leaves it, in episode order. */
+  leaves: PathLeave[];
 }
 
 /**
@@ -156,7 +177,7 @@ export async function teacherPath(
   options: TeacherPathOptions,
 ): Promise<TeacherPath> {
   const { maxTurnTokens, layout = {} } = options;
-  const turns = episodes.flatMap((e) => e.turns.map((turn, t) => ({ e, t, turn })));
+  const turns = episodes.flatMap((e, episode) => e.turns.map((turn, t) => ({ e, episode, t, turn })));
   const written = "nextTurns" in policy
     ? (await policy.nextTurns(
       turns.map(({ e, t, turn }) => ({
@@ -167,8 +188,9 @@ export async function teacherPath(
     )).map((o) => o.tokens.slice(0, maxTurnTokens))
     : await greedyTurns(policy, tokenizer, turns.map(({ turn }) => turn));
   const byTurn: PathTurn[] = [];
-  const firstOff = new Map<Episode, { t: number; part: TurnPart }>();
-  turns.forEach(({ e, t, turn }, n) => {
+  const firstOff = new Map<number, PathLeave>();
+  const word = (ids: readonly number[], i: number) => (i >= 0 && i < ids.length ? tokenizer.tokens[ids[i]!] ?? "" : "");
+  turns.forEach(({ episode, t, turn }, n) => {
     const want = turn.sampled;
     const got = written[n]!;
     byTurn[t] ??= { turn: t, total: 0, exact: 0, first: { open: 0, answers: 0, action: 0 } };
@@ -179,11 +201,22 @@ export async function teacherPath(
       byTurn[t].exact += 1;
       return;
     }
-    const seen = firstOff.get(e);
-    if (seen === undefined || t < seen.t) firstOff.set(e, { t, part: partAt(tokenizer, want, i, layout) });
+    const seen = firstOff.get(episode);
+    if (seen === undefined || t < seen.turn) {
+      const part = partAt(tokenizer, want, i, layout);
+      firstOff.set(episode, {
+        episode,
+        turn: t,
+        part,
+        want: word(want, i),
+        got: word(got, i),
+        after: word(want, i - 1),
+      });
+    }
   });
-  for (const { t, part } of firstOff.values()) byTurn[t]!.first[part] += 1;
-  return { episodes: episodes.length, onPath: episodes.length - firstOff.size, byTurn };
+  const leaves = [...firstOff.values()].sort((a, b) => a.episode - b.episode);
+  for (const { turn, part } of leaves) byTurn[turn]!.first[part] += 1;
+  return { episodes: episodes.length, onPath: episodes.length - leaves.length, byTurn, leaves };
 }
 
 /**
@@ -234,7 +267,7 @@ export const PATH_COLUMNS = [
  * import { pathCells } from "./teacher_path.ts";
  *
  * const first = (open: number) => ({ open, answers: 0, action: 0 });
- * const path = { episodes: 4, onPath: 1, byTurn: [{ turn: 0, total: 4, exact: 2, first: first(2) }, { turn: 1, total: 4, exact: 3, first: { open: 0, answers: 1, action: 0 } }] };
+ * const path = { episodes: 4, onPath: 1, byTurn: [{ turn: 0, total: 4, exact: 2, first: first(2) }, { turn: 1, total: 4, exact: 3, first: { open: 0, answers: 1, action: 0 } }], leaves: [] };
  * assert.deepEqual(pathCells(path), ["25% (4)", "50 / 75%", "2 / 1 / 0"]);
  * ```
  */
@@ -246,4 +279,41 @@ export function pathCells(path: TeacherPath): string[] {
     `${path.byTurn.map((t) => pct(t.exact, t.total)).join(" / ")}%`,
     off.join(" / "),
   ];
+}
+
+/** The kinds of word a leave's first differing word follows ({@linkcode afterKind}). */
+export const AFTER_KINDS = ["start", "|", ";", "relation", "name", "other"] as const;
+
+/** One kind of {@linkcode AFTER_KINDS}. */
+export type AfterKind = typeof AFTER_KINDS[number];
+
+/**
+ * The kind of the word a leave's first differing word follows: the turn's
+ * start, `|`, `;`, a relation word, an entity name, or any other word. A
+ * copy keyed by a name (unique in the list) has one successor to find; one
+ * keyed by `;` or a relation word, which every item repeats, has to look
+ * further back.
+ *
+ * Source: this package (induction heads, Olsson et al. 2022: `[A][B] … [A] → [B]` is unambiguous when `[A]` is).
+ *
+ * @param leave The leave.
+ * @param names The entity names.
+ * @returns The kind.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { afterKind } from "./teacher_path.ts";
+ *
+ * const leave = (after: string) => ({ episode: 0, turn: 1, part: "open" as const, want: "vunom", got: "olvan", after });
+ * const names = new Set(["zorbex"]);
+ * assert.deepEqual(["", ";", "born", "zorbex", "<think>"].map((w) => afterKind(leave(w), names)), ["start", ";", "relation", "name", "other"]);
+ * ```
+ */
+export function afterKind(leave: PathLeave, names: ReadonlySet<string>): AfterKind {
+  const w = leave.after;
+  if (w === "") return "start";
+  if (w === "|" || w === ";") return w;
+  if (RELATION_WORDS.has(w)) return "relation";
+  return names.has(w) ? "name" : "other";
 }

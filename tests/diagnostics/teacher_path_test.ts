@@ -71,6 +71,14 @@ Deno.test("teacherPath(): the teacher is on its own path at every turn; turns ch
     assert.equal(path.onPath, 6 - wrong.length, part);
     assert.equal(path.byTurn[turn]!.exact, path.byTurn[turn]!.total - wrong.length, part);
     assert.deepEqual(path.byTurn[turn]!.first, { open: 0, answers: 0, action: 0, [part]: wrong.length }, part);
+    // each leave: the episode, the turn, the part, the teacher's word and the one written in its place
+    assert.deepEqual(
+      path.leaves.map((l) => [l.episode, l.turn, l.part, l.got]),
+      wrong.map((i) => [i, turn, part, name]),
+    );
+    assert.ok(path.leaves.every((l) => l.want !== name && l.want !== ""));
+    if (part === "open") assert.ok(path.leaves.every((l) => l.after === ""), "the list's first word");
+    if (part === "action") assert.ok(path.leaves.every((l) => l.after === "<think>"));
     // the other turns are exact (the changed turn's episodes are still the teacher's at their later turns)
     assert.ok(path.byTurn.every((t) => t.turn === turn || t.exact === t.total), part);
     // the identity the diagnostic rests on: the episodes on the path are those the policy, run freely, writes as the
