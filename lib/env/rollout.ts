@@ -138,6 +138,8 @@ export interface RolloutOptions {
  * The tokens that end a turn's generation, in this order: `</search>`, `</answer>` (the two that close an action),
  * `<|end|>` and the end of text.
  *
+ * Source: verl `ToolAgentLoop` (a turn's generation stops at the tool call's closing tag).
+ *
  * @param tokenizer The tokenizer.
  * @returns The token ids.
  *
