@@ -298,7 +298,7 @@ for (const format of MEMORY_FORMATS.filter(isStateMemory)) {
     const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
     const layout = stateLayout(format);
     if (layout.chain) return checkChainRoundTrip(test, layout);
-    const sep = layout.relations ? " ; " : " ";
+    const sep = layout.relations && !layout.bare ? " ; " : " ";
     let checked = 0;
     let rewritten = 0;
     for (const { subs, dropped, turn } of teacherMemories(test, layout)) {
