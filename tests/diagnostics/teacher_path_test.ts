@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { decode, encode } from "../../lib/text/tokenizer.ts";
 import { createTeacher, type MemoryFormat } from "../../lib/env/teacher.ts";
-import { type AgentPolicy, runEpisodes } from "../../lib/env/rollout.ts";
+import { type AgentPolicy, type Episode, runEpisodes } from "../../lib/env/rollout.ts";
 import { tasksFromRecords } from "../../lib/train/demos.ts";
 import { partAt, pathCells, teacherPath } from "../../lib/diagnostics/teacher_path.ts";
 import { teacherTestTurns } from "../_helpers.ts";
@@ -44,6 +44,24 @@ function corrupting(
   };
 }
 
+/** How many of the policy's free-running episodes on the test set of `objectives` write every turn as `teacher`'s do. */
+async function freeRunsOnPath(
+  policy: AgentPolicy,
+  data: Awaited<ReturnType<typeof teacherTestTurns>>["data"],
+  objectives: number,
+  teacher: readonly Episode[],
+): Promise<number> {
+  const free = await runEpisodes(policy, tasksFromRecords(data.test.get(objectives)!), data, {
+    contextPolicy: "memory",
+    maxTurns: 40,
+    maxTurnTokens: MAX_TURN_TOKENS,
+  });
+  return free.filter((f, i) =>
+    f.turns.length === teacher[i]!.turns.length &&
+    f.turns.every((t, k) => t.sampled.join() === teacher[i]!.turns[k]!.sampled.join())
+  ).length;
+}
+
 Deno.test("teacherPath(): the teacher is on its own path at every turn; turns changed in some episodes leave it there, in the part changed", async () => {
   const memory = "state-relations";
   const { data, episodes } = await teacherTestTurns(3, 4, 6, { memory, data: { sizes: { distractors: 0 } } });
@@ -83,17 +101,7 @@ Deno.test("teacherPath(): the teacher is on its own path at every turn; turns ch
     assert.ok(path.byTurn.every((t) => t.turn === turn || t.exact === t.total), part);
     // the identity the diagnostic rests on: the episodes on the path are those the policy, run freely, writes as the
     // teacher does, turn for turn
-    const tasks = tasksFromRecords(data.test.get(4)!);
-    const free = await runEpisodes(policy, tasks, data, {
-      contextPolicy: "memory",
-      maxTurns: 40,
-      maxTurnTokens: MAX_TURN_TOKENS,
-    });
-    const same = free.filter((f, i) =>
-      f.turns.length === episodes[i]!.turns.length &&
-      f.turns.every((t, k) => t.sampled.join() === episodes[i]!.turns[k]!.sampled.join())
-    );
-    assert.equal(same.length, path.onPath, part);
+    assert.equal(await freeRunsOnPath(policy, data, 4, episodes), path.onPath, part);
   }
 });
 
@@ -156,15 +164,6 @@ Deno.test("teacherPath(): a model's path read in one teacher-forced pass is the 
   assert.ok(exact > 0 && exact < turns, `exact turns ${exact} of ${turns}`);
   const greedy = modelPolicy(model, { padId: data.tokenizer.padId, temperature: 0 });
   assert.deepEqual(await teacherPath(greedy, data.tokenizer, episodes, options), path);
-  const free = await runEpisodes(greedy, tasksFromRecords(data.test.get(2)!), data, {
-    contextPolicy: "memory",
-    maxTurns: 40,
-    maxTurnTokens: MAX_TURN_TOKENS,
-  });
-  const same = free.filter((f, i) =>
-    f.turns.length === episodes[i]!.turns.length &&
-    f.turns.every((t, k) => t.sampled.join() === episodes[i]!.turns[k]!.sampled.join())
-  );
-  assert.equal(same.length, path.onPath);
+  assert.equal(await freeRunsOnPath(greedy, data, 2, episodes), path.onPath);
   model.dispose();
 });
