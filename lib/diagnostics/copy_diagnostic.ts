@@ -532,7 +532,8 @@ export async function copyDiagnostics(
         );
       }
       const { episodes, sequences } = turns.get(maxPositions)!;
-      // one teacher-forced pass scores both probes: the (tag, kind) cells and, for a state memory, its steps
+      // one teacher-forced pass scores both probes: the (tag, kind) cells and, for a state memory, its steps (the
+      // whole turns, teacherPath, take a second pass over the same turns)
       const format = options.memory ?? DEFAULT_TEACHER_MEMORY;
       const state = isStateMemory(format);
       const { stack, chain } = stateLayout(format);

@@ -51,7 +51,7 @@ export interface PathLeave {
   part: TurnPart;
   /** The teacher's word there (`""` past the turn's end). */
   want: string;
-  /** The policy's word there (`""` when its turn ended). */
+  /** The policy's word there (`""` when its output ran out before this token). */
   got: string;
   /** The teacher's word before it (`""` at the turn's start): what a copy of the word is keyed by. */
   after: string;
@@ -201,8 +201,7 @@ export async function teacherPath(
       byTurn[t].exact += 1;
       return;
     }
-    const seen = firstOff.get(episode);
-    if (seen === undefined || t < seen.turn) {
+    if (!firstOff.has(episode)) { // an episode's turns come in order: this is its first inexact one
       const part = partAt(tokenizer, want, i, layout);
       firstOff.set(episode, {
         episode,
@@ -252,9 +251,9 @@ export const PATH_COLUMNS = [
 
 /**
  * A path as table cells ({@linkcode PATH_COLUMNS}): the share of episodes on
- * the teacher's path, the share of exact turns at each turn index (`–` past
- * the turns it has), and the episodes that leave the path, summed over turns
- * by the part where they leave it.
+ * the teacher's path, the share of exact turns at each turn index the
+ * episodes have, and the episodes that leave the path, summed over turns by
+ * the part where they leave it.
  *
  * Source: this package.
  *

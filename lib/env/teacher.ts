@@ -110,7 +110,7 @@ export interface StateLayout {
   /**
    * No `;` between the answers (with `chain`: every word of the list is then unique, with distinct answers); with
    * `relations` (`"state-relations-bare"`), none between the open items either, so the copy of an item's first name
-   * is keyed by the two words before it (the name and the relation of the item before), not three.
+   * is keyed by the two words before it (the last two words of the item before), not three.
    */
   bare: boolean;
   /** With `chain`: a new objective's think starts with the subject of the objective just finished. */

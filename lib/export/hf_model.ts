@@ -12,6 +12,7 @@ import { torchLayoutArrays } from "../model/checkpoint.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import { hfTokenizerFiles } from "./hf_tokenizer.ts";
+import { turnStopIds } from "../env/rollout.ts";
 
 /**
  * `config.json` of `LlamaForCausalLM` for a model of this package: every head
@@ -98,12 +99,7 @@ export function hfLlamaConfig(config: ModelConfig, tokenizer: Tokenizer): Record
 export function hfGenerationConfig(tokenizer: Tokenizer): { eos_token_id: number[]; [k: string]: unknown } {
   return {
     bos_token_id: tokenizer.eosId,
-    eos_token_id: [
-      tokenizer.special("</search>"),
-      tokenizer.special("</answer>"),
-      tokenizer.special("<|end|>"),
-      tokenizer.eosId,
-    ],
+    eos_token_id: turnStopIds(tokenizer),
     pad_token_id: tokenizer.padId,
     do_sample: true,
     temperature: 1,
