@@ -199,6 +199,7 @@ export {
   generateWorld,
   NOUNS,
   type Relation,
+  RELATION_WORDS,
   RELATIONS,
   TRAITS,
   type World,

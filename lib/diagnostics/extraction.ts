@@ -13,9 +13,7 @@ import type { Tokenizer } from "../text/tokenizer.ts";
 import type { Model } from "../model/params.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { teacherForcedHits } from "./teacher_forced.ts";
-import { RELATIONS } from "../env/world.ts";
-
-const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
+import { RELATION_WORDS } from "../env/world.ts";
 
 /** Accuracy at one place of the extracted list. */
 export interface ExtractionPlace {

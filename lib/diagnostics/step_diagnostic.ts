@@ -10,12 +10,10 @@
  */
 import type { Tokenizer } from "../text/tokenizer.ts";
 import { parseStateMemory, type StateMemory } from "../env/teacher.ts";
-import { RELATIONS } from "../env/world.ts";
+import { RELATION_WORDS } from "../env/world.ts";
 import type { Model } from "../model/params.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { type Hits, teacherForcedHits } from "./teacher_forced.ts";
-
-const RELATIONS_OF: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
 
 /** The steps of a state-memory turn, in the order they are reported. */
 export const STEP_KINDS = [
@@ -156,7 +154,7 @@ function labelChainMemory(
   separators();
   const chain = current.open[0] ?? [];
   const before = previous?.open[0];
-  const goesOn = before !== undefined && RELATIONS_OF.has(before.at(-1)!);
+  const goesOn = before !== undefined && RELATION_WORDS.has(before.at(-1)!);
   chain.forEach((_, j) => {
     separators();
     const step: StepKind = goesOn

@@ -18,9 +18,8 @@ import type { Model } from "../model/params.ts";
 import type { AgentPolicy, Episode, EpisodeTurn } from "../env/rollout.ts";
 import { turnStopIds } from "../env/rollout.ts";
 import { teacherForcedArgmax } from "./teacher_forced.ts";
-import { RELATIONS } from "../env/world.ts";
+import { RELATION_WORDS } from "../env/world.ts";
 
-const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
 import type { StateLayout } from "../env/teacher.ts";
 
 /** The parts of a state memory's turn, in the order the default layout writes them. */

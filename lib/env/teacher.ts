@@ -16,7 +16,7 @@ import { createRng, hashSeed, hashString } from "../random.ts";
 import { encode, type Tokenizer } from "../text/tokenizer.ts";
 import type { AgentPolicy, TurnOutput, TurnRequest } from "./rollout.ts";
 import { markerOf, type SubQuestion } from "./questions.ts";
-import { RELATIONS } from "./world.ts";
+import { RELATION_WORDS } from "./world.ts";
 
 /**
  * The teacher's memory: the agent's whole state with each open objective as
@@ -179,8 +179,6 @@ export interface StateMemory {
   /** The answers found, in order. */
   answers: string[];
 }
-
-const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
 
 /**
  * Reads a state memory ({@linkcode stateTeacherTurn}'s `mem`, either style)

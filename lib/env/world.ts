@@ -24,6 +24,9 @@ export const RELATIONS: Readonly<Record<Relation, { from: EntityType; to: Entity
   director: { from: "film", to: "person" },
 });
 
+/** The relation words (`born`, `capital`, …): the words of a memory's open item after its entity. */
+export const RELATION_WORDS: ReadonlySet<string> = new Set(Object.keys(RELATIONS));
+
 /** One entity and its facts. */
 export interface Entity {
   /** Unique lower-case pseudo-word (one token). */
