@@ -177,6 +177,17 @@ export const SFT_CONFIG_SCHEMA = section({
       "the SFT pool, as a fraction of the demonstration sequences.",
     unset: "0",
   }),
+  drillFrom: int(0).optional().meta({
+    description: "The SFT step from which the memory drills (sft.drillMix) join the pool: before it the steps draw " +
+      "from the demonstrations (and induction sequences) alone, as a run continued with the drill added would.",
+    unset: "0 (from the first step)",
+  }),
+  horizons: z.array(int(1), { error: "must be a list" }).optional().meta({
+    description: "The cosine schedule extended in stages, as a run trained to h1 and then continued to h2 … and " +
+      "sft.steps: up to step h1 the learning rate follows a cosine that ends at h1, from h1 one that ends at h2 " +
+      "(rising back there), …, the last one ending at sft.steps. Ascending, each below sft.steps.",
+    unset: "[] (one cosine to sft.steps)",
+  }),
   drillKinds: z.array(oneOf(DRILL_KINDS), { error: "must be a list" }).min(1, { error: "must not be empty" })
     .optional().meta({
       description: "The memory drills' kinds (sft.drillMix): extract (the first turn's extraction of the open " +
@@ -447,9 +458,13 @@ const BASE: ExperimentConfig = {
 };
 
 /** Preset names. */
-export type ExperimentPresetName = "default" | "quick";
+export type ExperimentPresetName = "default" | "quick" | "paper";
 
-/** The presets: `default` (~30 minutes on 2 CPU cores: docs/performance.md) and `quick` (CI, ~3 minutes). */
+/**
+ * The presets: `default` (~30 minutes on 2 CPU cores: docs/performance.md), `quick` (CI, ~3 minutes) and `paper`
+ * (the paper's regime: a memory agent that holds at 6 and 8 objectives where the full-context one collapses; about
+ * 70 minutes: docs/research/paper_regime.md).
+ */
 export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> = Object.freeze({
   default: BASE,
   quick: {
@@ -482,6 +497,32 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
     // same questions), KL to the reference ≤ 0.051. Both readings are within the noise of the question draw (README)
     rl: { ...BASE.rl, steps: 8, questionsPerStep: 4, groupSize: 4, lr: 1e-4, maxTurnTokens: 48, checkpointEvery: 2 },
     eval: { questions: 4, maxTurns: 12, maxTurnTokens: 64 },
+  },
+  // bare-d20 of docs/research/paper_regime.md in one run: the memory is the whole state (the open objectives, then the
+  // answers found, no ';' between them) and the question is shown before the first turn only, so every turn is the
+  // same copy, pop, search, append whatever the number of objectives; half the memory demonstrations are training
+  // questions joined with others' objectives (longer open lists than any training question gives), learned from their
+  // second turn. The fact read forms only after ~2,600 steps of this (bare-xx, 2,600 steps: EM 0; bare-x3, 3,900: 0.97
+  // at 1 objective, 0 at 6), and the first turn's extraction drilled from the start keeps it from forming (run one:
+  // EM 0), so the drill joins at step 3,900, when the read has formed. The learning rate follows the lineage's
+  // schedule (1,300 steps, continued to 1,950, 2,600, 3,900 and 5,200, the cosine rising back at each): the same steps
+  // as the lineage measured, in one command
+  paper: {
+    ...BASE,
+    preset: "paper",
+    name: "paper",
+    data: { ...BASE.data, distinctAnswers: true, questionOnce: true },
+    sft: {
+      ...BASE.sft,
+      steps: 5200,
+      horizons: [1300, 1950, 2600, 3900],
+      dropProbability: 0,
+      teacherMemory: "state-relations-bare",
+      joinShare: 0.5,
+      drillMix: 2.0,
+      drillKinds: ["extract"],
+      drillFrom: 3900,
+    },
   },
 });
 
@@ -793,6 +834,24 @@ export function validateConfig(c: unknown): ExperimentConfig {
         `data.questionOnce ${config.data.questionOnce}`,
     );
   }
+  if (config.sft.drillFrom !== undefined && !((config.sft.drillMix ?? 0) > 0)) {
+    fail(
+      `sft.drillFrom needs sft.drillMix > 0 (it says when the drills join the pool); current values are ` +
+        `sft.drillFrom ${config.sft.drillFrom}, sft.drillMix ${config.sft.drillMix}`,
+    );
+  }
+  if (config.sft.drillFrom !== undefined && config.sft.drillFrom >= config.sft.steps) {
+    fail(`sft.drillFrom must be < sft.steps (${config.sft.steps}), current value is ${config.sft.drillFrom}`);
+  }
+  const horizons = config.sft.horizons ?? [];
+  horizons.forEach((h, i) => {
+    if (h >= config.sft.steps || (i > 0 && h <= horizons[i - 1]!)) {
+      fail(
+        `sft.horizons must ascend, each below sft.steps (${config.sft.steps}); current value is ` +
+          `${JSON.stringify(horizons)}`,
+      );
+    }
+  });
   if (config.sft.pretrainHorizon !== undefined && config.sft.pretrainHorizon < (config.sft.pretrainSteps ?? 0)) {
     fail(
       `sft.pretrainHorizon must be ≥ sft.pretrainSteps (${config.sft.pretrainSteps}), current value is ` +

@@ -328,12 +328,16 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     // induction sequences mixed into SFT keep the copying circuit the warm-up formed
     const mix = Math.round((config.sft.inductionMix ?? 0) * demos.length);
     const drills = Math.round((config.sft.drillMix ?? 0) * demos.length);
-    const sequences = [
+    const undrilled = [
       ...demos,
       ...(mix > 0
         ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: config.seed + 29, lists: true })
         : []),
-      // the state memory's list operations on random names, at lengths the 1-4-objective demonstrations lack
+    ];
+    // the state memory's list operations on random names, at lengths the 1-4-objective demonstrations lack; they
+    // join the pool at sft.drillFrom (default: the first step)
+    const drilled = [
+      ...undrilled,
       ...(drills > 0
         ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), {
           count: drills,
@@ -361,7 +365,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           optimizer,
           sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: config.seed }),
           // the cosine runs to the horizon (default: the warm-up's last step), the warm-up stops at pretrainSteps
-          config: { ...config.sft, steps: config.sft.pretrainHorizon ?? pretrainSteps, batchSize: 32 },
+          config: { ...config.sft, steps: config.sft.pretrainHorizon ?? pretrainSteps, batchSize: 32, horizons: [] },
           endStep: pretrainSteps,
           seed: config.seed + 17,
           padId: data.tokenizer.padId,
@@ -387,11 +391,13 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       }
       const every = Math.max(10, Math.ceil(config.sft.steps / 5));
       while (step < config.sft.steps && !stop()) {
-        const end = Math.min(config.sft.steps, step + every);
+        const drillFrom = config.sft.drillFrom ?? 0;
+        // a stretch never spans drillFrom: the steps before it draw from the pool without the drills
+        const end = Math.min(config.sft.steps, step + every, step < drillFrom ? drillFrom : Infinity);
         await trainSft({
           model: sft,
           optimizer,
-          sequences,
+          sequences: step < drillFrom ? undrilled : drilled,
           config: config.sft,
           seed: config.seed,
           padId: data.tokenizer.padId,

@@ -8,7 +8,7 @@ import { createRng, hashSeed } from "../random.ts";
 import type { Model } from "../model/params.ts";
 import type { AdamW } from "../optim/adamw.ts";
 import { collateLm, disposeLmBatch, type LmSequence } from "./collate.ts";
-import { cosineLr } from "../optim/schedule.ts";
+import { cosineLr, stagedHorizon } from "../optim/schedule.ts";
 import { sftStep } from "./sft.ts";
 import { splitBalanced } from "./micro_batches.ts";
 import type { GradientWorkers } from "./gradient_workers.ts";
@@ -64,7 +64,8 @@ export interface TrainSftOptions {
  * Trains the policy on demonstrations; returns the log.
  *
  * ```text
- * for step in [start, end):  batch ~ seeded sample of B sequences;  sftStep(lr = cosineLr(step))
+ * for step in [start, end):  batch ~ seeded sample of B sequences
+ *                            sftStep(lr = cosineLr(step, horizon = stagedHorizon(step, config.horizons, S)))
  * ```
  *
  * Source: Ouyang et al. 2022 §3.5 (SFT stage); nanoGPT training loop.
@@ -104,7 +105,7 @@ export async function trainSft(options: TrainSftOptions): Promise<SftLogRow[]> {
     // an even number of pieces of about equal size: the same pieces (the same sums, to the bit) on this thread or
     // shared out over gradient workers
     const micro = splitBalanced(picked, options.maxTokensPerMicroBatch ?? 2048).map((g) => collateLm(g, padId));
-    const lr = cosineLr(step, config.steps, config.lr, config.warmupSteps);
+    const lr = cosineLr(step, stagedHorizon(step, config.horizons ?? [], config.steps), config.lr, config.warmupSteps);
     const r = await sftStep(model, optimizer, micro, { lr, workers: options.workers });
     const tokens = micro.reduce((a, b) => a + b.numTokens, 0);
     const row = { step, ...r, lr, tokens, seconds: (performance.now() - t0) / 1000 };
