@@ -82,7 +82,7 @@ function leaves(schema: z.ZodType, prefix: string): { path: string; schema: z.Zo
  * const lr = configFields().find((f) => f.path === "rl.lr")!;
  * assert.equal(lr.type, "number > 0");
  * assert.equal(lr.meaning, "Policy learning rate (constant).");
- * assert.deepEqual(lr.presets, { default: 5e-5, quick: 1e-4 });
+ * assert.deepEqual(lr.presets, { default: 5e-5, quick: 1e-4, paper: 5e-5 });
  * ```
  */
 export function configFields(): ConfigField[] {
@@ -124,7 +124,7 @@ export function configHelp(): string {
   const lines = [
     "Config fields of deno task train. A --config FILE holds any of them as JSON, section by section",
     '(`{"rl": {"lr": 1e-4}}` changes rl.lr and keeps the rest of rl); unknown fields are refused.',
-    "Each entry: field, type, its value in the default preset (and in quick where it differs), meaning.",
+    "Each entry: field, type, its value in the default preset (and in the other presets where it differs), meaning.",
   ];
   let section: string | undefined;
   for (const f of configFields()) {

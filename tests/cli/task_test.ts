@@ -150,7 +150,7 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   // [task, args, exit code, message, environment]
   ["tools/train.ts", ["--bogus"], 2, /^error: Unknown option '--bogus'\nusage: deno task train \[flags\]/],
   ["tools/train.ts", ["--seed=-1"], 2, /--seed must be an integer ≥ 0, current value is "-1"/],
-  ["tools/train.ts", ["--preset", "huge"], 2, /--preset must be one of default, quick, current value is "huge"/],
+  ["tools/train.ts", ["--preset", "huge"], 2, /--preset must be one of default, quick, paper, current value is "huge"/],
   [
     "tools/train.ts",
     ["--algo", "dpo"],

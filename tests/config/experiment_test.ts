@@ -32,7 +32,7 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     () => resolveConfig("quick", { rl: { seed: 1.5 } }),
     /rl.seed must be an integer ≥ 0, current value is 1.5/,
   );
-  assert.throws(() => resolveConfig("huge"), /preset must be one of default, quick/);
+  assert.throws(() => resolveConfig("huge"), /preset must be one of default, quick, paper,/);
   assert.throws(() => resolveConfig("quick", { rl: { lr: -0.1 } }), /rl.lr must be > 0, current value is -0.1/);
   assert.throws(() => resolveConfig("quick", { rl: { groupSize: 0 } }), /rl.groupSize must be an integer ≥ 1/);
   assert.throws(
@@ -263,6 +263,36 @@ Deno.test("validateConfig(): what needs the questions' markers is refused withou
     "shuffled",
   );
   assert.equal(resolveConfig("quick", { data: { trainMarkers: 0 } }).data.trainMarkers, 0, "0 markers drawn: fine");
+});
+
+Deno.test("resolveConfig(): sft.horizons ascend below sft.steps; sft.drillFrom needs a drill and comes before the end", () => {
+  const paper = resolveConfig("paper");
+  assert.deepEqual(paper.sft.horizons, [1300, 1950, 2600, 3900]);
+  assert.equal(paper.sft.drillFrom, 3900);
+  assert.throws(
+    () => resolveConfig("default", { sft: { horizons: [300, 200] } }),
+    /Invalid config: sft\.horizons must ascend, each below sft\.steps \(650\); current value is \[300,200\]$/,
+  );
+  assert.throws(
+    () => resolveConfig("default", { sft: { horizons: [650] } }),
+    /sft\.horizons must ascend, each below sft\.steps \(650\); current value is \[650\]$/,
+  );
+  assert.throws(
+    () => resolveConfig("default", { sft: { horizons: [0] } }),
+    /sft\.horizons\[0\] must be an integer ≥ 1, current value is 0$/,
+  );
+  assert.throws(
+    () => resolveConfig("default", { sft: { drillFrom: 100 } }),
+    /Invalid config: sft\.drillFrom needs sft\.drillMix > 0 .*current values are sft\.drillFrom 100, sft\.drillMix undefined$/,
+  );
+  assert.throws(
+    () => resolveConfig("default", { sft: { drillMix: 1, drillFrom: 650 } }),
+    /Invalid config: sft\.drillFrom must be < sft\.steps \(650\), current value is 650$/,
+  );
+  assert.equal(
+    resolveConfig("default", { sft: { drillMix: 1, drillFrom: 649, horizons: [1, 648] } }).sft.drillFrom,
+    649,
+  );
 });
 
 Deno.test("resolveConfig(): sft.pretrainHorizon is at least the warm-up's steps", () => {
