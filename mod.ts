@@ -288,6 +288,7 @@ export {
   teacherTurn,
 } from "./lib/env/teacher.ts";
 export { modelPolicy, type ModelPolicyOptions } from "./lib/env/model_policy.ts";
+export { teacherFirst } from "./lib/env/teacher_first.ts";
 export { goldContinuation, type MemoryRewardPair, memoryRewardPairs } from "./lib/env/memory_inputs.ts";
 export {
   type ChatMessage,
@@ -361,6 +362,7 @@ export { readRunConfig } from "./lib/config/run_config.ts";
 export {
   continueTask,
   type DemoOptions,
+  joinFromPool,
   joinTask,
   sftDemoOptions,
   tasksFromRecords,

@@ -309,6 +309,18 @@ export const RL_CONFIG_SCHEMA = section({
     description: "Where RL questions come from: the main world's training questions, or every world's.",
     unset: "main",
   }),
+  joinShare: inRange(0, 1).optional().meta({
+    description: "GRPO / MemPO with data.questionOnce: the share of RL questions joined with objectives of other " +
+      "training questions (1 to rl.joinMax more, no name shared; as sft.joinShare), whose first turn (the " +
+      "extraction of the joined question's open objectives) the scripted teacher writes and RL does not learn: the " +
+      "policy then carries memories of more open objectives than any training question asks without reading a " +
+      "question of that many. The reward is the joined task's (every objective right).",
+    unset: "0",
+  }),
+  joinMax: int(1).optional().meta({
+    description: "Most objectives joined to an RL question (rl.joinShare).",
+    unset: String(DEFAULT_JOIN_MAX),
+  }),
   vfCoef: inRange(0, 100).describe("PPO: value-loss coefficient."),
   valueClip: inRange(0, 1e6).describe("PPO: value clip range."),
   gamma: inRange(0, 1).describe("PPO: GAE γ."),
@@ -833,6 +845,26 @@ export function validateConfig(c: unknown): ExperimentConfig {
         `every learned turn's context); current values are sft.joinShare ${config.sft.joinShare}, ` +
         `data.questionOnce ${config.data.questionOnce}`,
     );
+  }
+  if ((config.rl.joinShare ?? 0) > 0) {
+    const why = "current values are rl.joinShare " + config.rl.joinShare;
+    if (!config.data.questionOnce) {
+      fail(
+        `rl.joinShare > 0 needs data.questionOnce (no learned turn may read the joined question, longer than ` +
+          `training's); ${why}, data.questionOnce ${config.data.questionOnce}`,
+      );
+    }
+    if ((config.rl.worlds ?? "main") !== "main") {
+      fail(
+        `rl.joinShare > 0 needs rl.worlds "main" (the joined objectives are the main world's); ${why}, rl.worlds "${config.rl.worlds}"`,
+      );
+    }
+    if (config.rl.algorithms.includes("ppo")) {
+      fail(
+        `rl.joinShare > 0 needs rl.algorithms without ppo (GAE runs over every turn, the teacher's first one ` +
+          `included); ${why}, rl.algorithms ${JSON.stringify(config.rl.algorithms)}`,
+      );
+    }
   }
   if (config.sft.drillFrom !== undefined && !((config.sft.drillMix ?? 0) > 0)) {
     fail(

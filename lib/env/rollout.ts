@@ -32,6 +32,11 @@ export interface EpisodeTask {
   doneBefore?: number;
   /** The question's own search tool (a question of another world); default the env's. */
   search?: SearchIndex;
+  /**
+   * The first turn RL learns: the turns before it are a scripted teacher's (`teacherFirst`, a joined task's
+   * extraction, `rl.joinShare`) and enter no loss. @default 0
+   */
+  learnFrom?: number;
 }
 
 /** One turn of an episode. */

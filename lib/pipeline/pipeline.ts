@@ -38,7 +38,7 @@ import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
-import { stateLayout } from "../env/teacher.ts";
+import { createTeacher, stateLayout } from "../env/teacher.ts";
 import { gradientWorkersFor } from "../train/gradient_workers.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { trainSft } from "../train/sft_trainer.ts";
@@ -489,6 +489,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       // one seed for every algorithm: step s draws the same questions and sampling seeds for each, so MemPO and GRPO
       // start from identical rollouts and differ only by what they learn (the ablation of the memory advantage)
       seed: config.rl.seed ?? config.seed,
+      // rl.joinShare: the teacher writes a joined task's first turn (no drops: the extraction is exact)
+      teacher: (config.rl.joinShare ?? 0) > 0
+        ? createTeacher(data.tokenizer, { dropProbability: 0, seed: config.seed, memory: teacherMemory(config) })
+        : undefined,
     };
     const save = () =>
       saveCheckpoint(dir, {

@@ -193,6 +193,42 @@ export function joinTask(task: EpisodeTask, extra: readonly SubQuestion[]): Epis
 }
 
 /**
+ * A task joined, with probability `share`, with 1 … `max` objectives drawn
+ * from `pool` that share no name with it or each other
+ * ({@linkcode carriedObjectives}, seeded by the question and `seed`; then
+ * {@linkcode joinTask}): the joined tasks of SFT (`sft.joinShare`) and RL
+ * (`rl.joinShare`).
+ *
+ * Source: this package (MEM1's state extended past the training questions' length).
+ *
+ * @param task The task.
+ * @param pool Objectives to join (its world's training objectives).
+ * @param join Share of tasks joined and most objectives joined.
+ * @param seed Seed.
+ * @returns The joined task, or the task itself when none is drawn.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { joinFromPool } from "./demos.ts";
+ *
+ * const one = (subject: string, answer: string) => ({ text: `${subject} was born in which city ?`, subject, answer, hops: [{ entity: subject, relation: "born" as const, answer }] });
+ * const task = { question: "vunom was born in which city ?", targets: [["tesla"]], groupId: 3, subQuestions: [one("vunom", "tesla")] };
+ * const joined = joinFromPool(task, [one("zorbex", "kalmar"), one("vunom", "olvan")], { share: 1, max: 2 }, 0);
+ * assert.deepEqual(joined.subQuestions!.map((q) => q.subject), ["zorbex", "vunom"]);
+ * assert.equal(joinFromPool(task, [one("zorbex", "kalmar")], { share: 0, max: 2 }, 0), task);
+ * ```
+ */
+export function joinFromPool(
+  task: EpisodeTask,
+  pool: readonly SubQuestion[],
+  join: { share: number; max: number },
+  seed: number,
+): EpisodeTask {
+  return joinTask(task, carriedObjectives(task.question, taskNames(task), { ...join, pool }, seed));
+}
+
+/**
  * A task whose question has filler before its text: the words of 0 … `max`
  * objectives drawn from `pool` (none of the question's own names), less
  * every `;` and `?` (`lengthenQuestion`'s filler); the count and the
@@ -407,10 +443,9 @@ export async function teacherDemonstrations(
           );
         }
         tasks = tasks.map((task) => {
-          const own = taskNames(task);
-          const extra = carriedObjectives(task.question, own, { ...options.join!, pool }, seed + 1);
-          if (extra.length > 0) joinedTasks.add(task.groupId);
-          return joinTask(task, extra);
+          const joinedOne = joinFromPool(task, pool, options.join!, seed + 1);
+          if (joinedOne !== task) joinedTasks.add(task.groupId);
+          return joinedOne;
         });
       }
       if (contextPolicy === "memory" && drill?.index) {

@@ -43,7 +43,8 @@ export interface MemoryCreditOptions extends MemoryAdvantageOptions {
  * Memory rewards and pooled memory advantages for the episodes of one RL step.
  *
  * ```text
- * for each turn t ≥ 2 with ⟨mem⟩:  R^M = P_mem(t) − P_full(t)      (one batched scoring of 2N pairs)
+ * for each turn t ≥ 2 with ⟨mem⟩:  R^M = P_mem(t) − P_full(t)      (one batched scoring of 2N pairs; none before
+ *                                                                  the task's learnFrom, a teacher's turns)
  * A^M = GRPO-normalise(R^M pooled over all turns of all trajectories of the same question)   (pool "turn": same turn index)
  * variant "infomem": only trajectories with outcome reward 1 enter the pools; the others' A^M = 0
  * ```
@@ -88,7 +89,10 @@ export async function computeMemoryCredit(
       }`,
     );
   }
-  const pairs = episodes.flatMap((e) => memoryRewardPairs(e, tokenizer, model.config.maxPositions));
+  // a scripted teacher's turns (before the task's learnFrom, rl.joinShare) are no action of the policy: not credited
+  const pairs = episodes.flatMap((e) =>
+    memoryRewardPairs(e, tokenizer, model.config.maxPositions).filter((p) => p.turn >= (e.task.learnFrom ?? 0))
+  );
   const rewards: (number | null)[][] = episodes.map((e) => e.turns.map(() => null));
   const empty = { rewardMean: 0, rewardStd: 0, pMem: 0, pFull: 0, turns: 0 };
   if (pairs.length === 0) return { rewards, advantages: rewards.map((r) => r.slice()), stats: empty };

@@ -39,7 +39,8 @@ export interface OutcomeTurnOptions {
  * Per-turn sequences with outcome (and memory) advantages: every sampled
  * token of episode i gets A^T_i; the tokens of turn t's `<mem>` span
  * (content and `</mem>`) also get `memCoef · A^M(i, t)` (times L̄ / L_s with
- * `spanWeight: "span"`).
+ * `spanWeight: "span"`). A turn before its task's `learnFrom` (a scripted
+ * teacher's, `teacherFirst`) gives no sequence.
  *
  * ```text
  * tokens = context_t + sampled_t,  lossMask = 0… + 1…,  oldLogProbs = 0… + logπ_old(sampled_t)
@@ -96,7 +97,8 @@ export function outcomeTurnSequences(
   episodes.forEach((e, i) => {
     e.turns.forEach((t, k) => {
       const span = spans[n++];
-      if (t.sampled.length === 0) return;
+      // an empty turn, or one a scripted teacher wrote (the task's learnFrom), is not learned
+      if (t.sampled.length === 0 || k < (e.task?.learnFrom ?? 0)) return;
       const lossMask = [...t.context.map(() => 0), ...t.sampled.map(() => 1)];
       const [advantages] = combineAdvantages(
         { outcomeAdvantages: [outcomeAdvantages[i]!], memorySpans: [span ? [span] : []], mask: [lossMask] },

@@ -7,12 +7,13 @@
 import { createRng, hashSeed, type Rng } from "../random.ts";
 import type { LoadedData } from "../data/build.ts";
 import type { Model } from "../model/params.ts";
-import { type EpisodeTask, runEpisodes } from "../env/rollout.ts";
+import { type AgentPolicy, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
+import { teacherFirst } from "../env/teacher_first.ts";
 import { grpoAdvantages } from "../advantage/grpo.ts";
 import type { AdamW } from "../optim/adamw.ts";
-import type { Algorithm, RlConfig } from "../config/experiment.ts";
-import { tasksFromRecords } from "./demos.ts";
+import { type Algorithm, DEFAULT_JOIN_MAX, type RlConfig } from "../config/experiment.ts";
+import { joinFromPool, tasksFromRecords } from "./demos.ts";
 import { computeMemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
 import { episodeMetrics, equalGroupMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
 import { criticValues, policyUpdate } from "./policy_update.ts";
@@ -38,6 +39,8 @@ export interface RlStepContext {
   config: RlConfig;
   /** Seed of the RL steps (`rl.seed`, else the experiment seed). */
   seed: number;
+  /** The scripted teacher that writes a joined task's first turn (`rl.joinShare`; `createTeacher`). */
+  teacher?: AgentPolicy;
 }
 
 const now = () => performance.now() / 1000;
@@ -163,10 +166,24 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   const t0 = now();
   // 1. collect episodes: questions seeded by (seed, step); each asked G times (one group)
   const rng = createRng(hashSeed(seed, 0x5eed, step));
+  const joinShare = config.joinShare ?? 0;
+  if (joinShare > 0 && ctx.teacher === undefined) {
+    throw new RangeError("Cannot run an RL step: rl.joinShare > 0 needs the context's teacher (createTeacher)");
+  }
+  // rl.joinShare: a share of the questions joined with other training objectives (each group shares its task); the
+  // teacher writes a joined task's first turn, the policy carries its open objectives from the second
+  const pool = joinShare > 0 ? data.train.flatMap((r) => r.subQuestions ?? []) : [];
+  const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
   const tasks = drawQuestions(data, config.questionsPerStep, config.worlds, rng)
+    .map((t) => {
+      if (joinShare === 0) return t;
+      const joined = joinFromPool(t, pool, join, hashSeed(seed, 0x701, step));
+      return joined === t ? t : { ...joined, learnFrom: 1 };
+    })
     .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
+  const sampler = modelPolicy(policy, { padId: data.tokenizer.padId, temperature: config.temperature });
   const episodes = await runEpisodes(
-    modelPolicy(policy, { padId: data.tokenizer.padId, temperature: config.temperature }),
+    joinShare > 0 ? teacherFirst(ctx.teacher!, sampler) : sampler,
     tasks,
     data,
     {

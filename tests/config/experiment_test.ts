@@ -295,6 +295,30 @@ Deno.test("resolveConfig(): sft.horizons ascend below sft.steps; sft.drillFrom n
   );
 });
 
+Deno.test("resolveConfig(): rl.joinShare needs the question once, the main world and no PPO", () => {
+  const qo = {
+    data: { questionOnce: true },
+    rl: { algorithms: ["mempo", "grpo"] as ("mempo" | "grpo")[], joinShare: 0.5 },
+  };
+  assert.equal(resolveConfig("default", qo).rl.joinShare, 0.5);
+  assert.throws(
+    () => resolveConfig("default", { rl: { joinShare: 0.5 } }),
+    /Invalid config: rl\.joinShare > 0 needs data\.questionOnce .*current values are rl\.joinShare 0\.5, data\.questionOnce undefined$/,
+  );
+  assert.throws(
+    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, worlds: "all" } }),
+    /rl\.joinShare > 0 needs rl\.worlds "main" .*rl\.worlds "all"$/,
+  );
+  assert.throws(
+    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, algorithms: ["ppo"] } }),
+    /rl\.joinShare > 0 needs rl\.algorithms without ppo .*rl\.algorithms \["ppo"\]$/,
+  );
+  assert.throws(
+    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, joinMax: 0 } }),
+    /rl\.joinMax must be an integer ≥ 1/,
+  );
+});
+
 Deno.test("resolveConfig(): sft.pretrainHorizon is at least the warm-up's steps", () => {
   assert.equal(resolveConfig("default", { sft: { pretrainHorizon: 750 } }).sft.pretrainHorizon, 750);
   assert.throws(

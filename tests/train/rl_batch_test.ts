@@ -32,6 +32,21 @@ Deno.test("outcomeTurnSequences(): A^T on every sampled token, A^M added on the 
   assert.deepEqual(content[0]!.extras.advantages, seqs[0]!.extras.advantages, "turn 1 has no memory credit");
 });
 
+Deno.test("outcomeTurnSequences(): a turn before its task's learnFrom (a scripted teacher's) gives no sequence", () => {
+  const episodes = [
+    {
+      id: 0,
+      reward: 1,
+      task: { learnFrom: 1 },
+      turns: [turn([1], [2, 3], [0, 1]), turn([1, 2, 3, 9], [4, 5, 6], [0, 2])],
+    },
+    { id: 1, reward: 0, task: { learnFrom: 0 }, turns: [turn([1], [7]), turn([1, 7], [8])] },
+  ] as never[];
+  const seqs = outcomeTurnSequences(episodes, [0.8, -0.8], [[null, -1.22], [null, null]], { memCoef: 1 });
+  assert.deepEqual(seqs.map((s) => [s.episode, s.turn]), [[0, 1], [1, 0], [1, 1]]);
+  assertAllClose(seqs[0]!.extras.advantages!, [0, 0, 0, 0, 0.8 - 1.22, 0.8 - 1.22, 0.8]);
+});
+
 Deno.test("outcomeTurnSequences() spanWeight 'span': A^M · L̄ / L on each span, L̄ over the batch's credited spans", () => {
   const episodes = [
     { id: 0, reward: 1, turns: [turn([1], [2, 3], [0, 1]), turn([1, 2, 3, 9], [4, 5, 6, 7, 8], [0, 4])] },

@@ -6,7 +6,9 @@ import { copyModel, createModel, trainableVariables } from "../../lib/model/para
 import { createAdamW } from "../../lib/optim/adamw.ts";
 import { resolveConfig } from "../../lib/config/experiment.ts";
 import { drawQuestions, mempoOptions, rlStep } from "../../lib/train/rl_trainer.ts";
-import { createRng } from "../../lib/random.ts";
+import { createTeacher } from "../../lib/env/teacher.ts";
+import type { AgentPolicy, TurnRequest } from "../../lib/env/rollout.ts";
+import { createRng, hashSeed } from "../../lib/random.ts";
 
 const dir = await Deno.makeTempDir();
 await buildData(dir, 13, { trainCount: 20, testCount: 1, sizes: { distractors: 0 } });
@@ -46,6 +48,45 @@ for (const algorithm of ["mempo", "grpo", "ppo"] as const) {
     criticOptimizer?.dispose();
   });
 }
+
+Deno.test("rlStep with rl.joinShare: joined groups, the teacher writes each joined episode's first turn and only it", async () => {
+  const qoDir = await Deno.makeTempDir();
+  await buildData(qoDir, 13, { trainCount: 20, testCount: 1, sizes: { distractors: 0 }, questionOnce: true });
+  const qo = await loadData(qoDir);
+  const config = resolveConfig("quick", {
+    data: { questionOnce: true },
+    rl: { questionsPerStep: 3, groupSize: 2, maxTurnTokens: 16, maxTurns: 3, joinShare: 1, joinMax: 2 },
+  }).rl;
+  const policy = createModel(modelPreset("tiny", qo.tokenizer.size), { seed: 1 });
+  const reference = copyModel(policy);
+  const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr, weightDecay: 0 });
+  const scripted = createTeacher(qo.tokenizer, { dropProbability: 0, seed: 0 });
+  // what the teacher was asked, read when asked (the episodes grow after)
+  const asked: { turns: number; task: TurnRequest["episode"]["task"] }[] = [];
+  const teacher: AgentPolicy = {
+    nextTurns: (requests, options) => {
+      asked.push(...requests.map((r) => ({ turns: r.episode.turns.length, task: r.episode.task })));
+      return scripted.nextTurns(requests, options);
+    },
+  };
+  const ctx = { algorithm: "grpo" as const, policy, optimizer, reference, data: qo, config, seed: 3, teacher };
+  await rlStep(ctx, 0);
+  // every question was joined (share 1), so the teacher wrote exactly one turn per episode: the first
+  assert.equal(asked.length, 3 * 2);
+  assert.ok(asked.every((r) => r.turns === 0 && r.task.learnFrom === 1));
+  const drawn = drawQuestions(qo, 3, "main", createRng(hashSeed(3, 0x5eed, 0)));
+  const tasks = asked.map((r) => r.task);
+  tasks.forEach((t, i) => {
+    const own = drawn[Math.floor(i / 2)]!;
+    assert.ok(t.subQuestions!.length > own.subQuestions!.length, "more objectives than the question drawn");
+    assert.deepEqual(t.subQuestions!.slice(-own.subQuestions!.length), own.subQuestions, "its own objectives last");
+    assert.equal(t.groupId, own.groupId);
+  });
+  assert.deepEqual(tasks[0], tasks[1], "a group shares its joined task");
+  await assert.rejects(rlStep({ ...ctx, teacher: undefined }, 1), /rl.joinShare > 0 needs the context's teacher/);
+  for (const m of [policy, reference]) m.dispose();
+  optimizer.dispose();
+});
 
 Deno.test("drawQuestions(): 'main' keeps the main world's draw; 'all' draws every world, each with its search index", async () => {
   const auxDir = await Deno.makeTempDir();
