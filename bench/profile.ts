@@ -1,6 +1,8 @@
-// `deno run -A bench/profile.ts [--threads N] [--workload train|score|generate]`: where the time of the
-// benchmark's workloads goes, kernel by kernel (tf.profile: each kernel timed as it runs), with the
-// time outside kernels (dispatch, JS between kernels) as the remainder of the step's wall time.
+// `deno run -A bench/profile.ts [--threads N] [--workload train|score|generate] [--shapes K]`: where the time of
+// the benchmark's workloads goes, kernel by kernel (tf.profile: each kernel timed as it runs), with the time
+// outside kernels (dispatch, JS between kernels) as the remainder of the step's wall time; with --shapes, the K
+// costliest (kernel, input shapes) pairs as well. Kernels run inside others (custom gradients: "unnamed scope")
+// are counted in both.
 import { parseArgs } from "node:util";
 import { tf } from "../lib/tf.ts";
 import { setBackend, wasmThreads } from "../lib/backend/backend.ts";
@@ -16,7 +18,12 @@ import { createRng } from "../lib/random.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { threads: { type: "string" }, workload: { type: "string" }, top: { type: "string", default: "12" } },
+  options: {
+    threads: { type: "string" },
+    workload: { type: "string" },
+    top: { type: "string", default: "12" },
+    shapes: { type: "string", default: "0" },
+  },
 });
 await setBackend("wasm", { threads: values.threads === undefined ? threadsFromEnv() : threadsFromEnv(values.threads) });
 const V = 512;
@@ -55,6 +62,14 @@ for (const [name, fn] of Object.entries(workloads)) {
     e.calls += 1;
     byKernel.set(k.name, e);
   }
+  const byShape = new Map<string, { ms: number; calls: number }>();
+  for (const k of info.kernels) {
+    const key = `${k.name} ${JSON.stringify(k.inputShapes)}`;
+    const e = byShape.get(key) ?? { ms: 0, calls: 0 };
+    e.ms += k.kernelTimeMs as number;
+    e.calls += 1;
+    byShape.set(key, e);
+  }
   const inKernels = [...byKernel.values()].reduce((a, e) => a + e.ms, 0);
   console.log(
     `\n${name} on ${wasmThreads()} thread(s): ${wall.toFixed(0)} ms profiled, ${
@@ -69,6 +84,11 @@ for (const [name, fn] of Object.entries(workloads)) {
         String(e.calls).padStart(6)
       } calls`,
     );
+  }
+  const shapes = [...byShape].sort((a, b) => b[1].ms - a[1].ms).slice(0, Number(values.shapes));
+  if (shapes.length > 0) console.log("  by kernel and input shapes:");
+  for (const [key, e] of shapes) {
+    console.log(`  ${key.padEnd(64)} ${e.ms.toFixed(1).padStart(8)} ms  ${String(e.calls).padStart(6)} calls`);
   }
 }
 disposeLmBatch(trainBatch);
