@@ -326,7 +326,7 @@ export {
   gradientWorkersFor,
   sftWorkersFromEnv,
 } from "./lib/train/gradient_workers.ts";
-export { cosineLr } from "./lib/optim/schedule.ts";
+export { cosineLr, stagedHorizon } from "./lib/optim/schedule.ts";
 export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
 export { type MemoryDrillOptions, memoryDrillSequences } from "./lib/train/memory_drill.ts";
 export {
