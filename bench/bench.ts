@@ -36,7 +36,7 @@ const TASK = {
       type: "integer",
       min: 1,
       value: "W",
-      help: "train on W gradient workers (data parallel, the batch as W micro-batches, one core each)",
+      help: "train and score on W gradient workers (data parallel, the batch as W micro-batches, one core each)",
     },
   },
 } as const;
@@ -109,28 +109,40 @@ await runTask(TASK, async ({ flags: values }) => {
     Math.ceil(8 / workers.size) * 257,
   ).map((g) => collateLm(g, 0));
   let tTrain: number;
+  let tScore: number;
   try {
     tTrain = await median(async () => void await sftStep(model, opt, trainPieces, { maxGradNorm: 1e9, workers }), reps);
+    if (workers !== undefined) trainPieces.forEach(disposeLmBatch);
+    disposeLmBatch(trainBatch);
+    opt.dispose();
+
+    // 2. score: batch 32 × 256, per-token log-prob of given tokens, no gradient
+    const scoreRows = Array.from({ length: 32 }, () => randomRow(257));
+    // with --workers: W pieces of 32 / W rows, each on a worker (pieceLogProbs, as policyUpdate's reference pass)
+    const cut = workers?.size ?? 1;
+    const per = Math.ceil(32 / cut);
+    const scorePieces = Array.from({ length: cut }, (_, p) => scoreRows.slice(p * per, (p + 1) * per))
+      .filter((rows) => rows.length > 0)
+      .map((rows) => ({
+        tokens: tf.tensor2d(rows.map((r) => r.slice(0, 256)), undefined, "int32"),
+        targets: tf.tensor2d(rows.map((r) => r.slice(1)), undefined, "int32"),
+      }));
+    tScore = await median(async () => {
+      if (workers !== undefined) {
+        tf.dispose(await workers.pieceLogProbs(model, scorePieces));
+        return;
+      }
+      // as the package scores without gradients (scoreContinuations): the fused projections, made once per call
+      const fused = fuseWeights(model);
+      const lp = sequenceLogProbs(model, scorePieces[0]!.tokens, scorePieces[0]!.targets, 1, fused);
+      await lp.data();
+      lp.dispose();
+      disposeFusedWeights(fused);
+    }, reps);
+    tf.dispose(scorePieces.flatMap((p) => [p.tokens, p.targets]));
   } finally {
     workers?.close(); // open workers keep the process alive
   }
-  if (workers !== undefined) trainPieces.forEach(disposeLmBatch);
-  disposeLmBatch(trainBatch);
-  opt.dispose();
-
-  // 2. score: batch 32 × 256, per-token log-prob of given tokens, no gradient
-  const scoreRows = Array.from({ length: 32 }, () => randomRow(257));
-  const scoreTokens = tf.tensor2d(scoreRows.map((r) => r.slice(0, 256)), undefined, "int32");
-  const scoreTargets = tf.tensor2d(scoreRows.map((r) => r.slice(1)), undefined, "int32");
-  // as the package scores without gradients (scoreContinuations): the fused projections, made once per call
-  const tScore = await median(async () => {
-    const fused = fuseWeights(model);
-    const lp = sequenceLogProbs(model, scoreTokens, scoreTargets, 1, fused);
-    await lp.data();
-    lp.dispose();
-    disposeFusedWeights(fused);
-  }, reps);
-  tf.dispose([scoreTokens, scoreTargets]);
 
   // 3. generate: batch 16, prompt 64, 64 new tokens sampled with a KV cache
   const prompts = Array.from({ length: 16 }, () => randomRow(64));
@@ -143,7 +155,7 @@ await runTask(TASK, async ({ flags: values }) => {
   const result: Record<string, unknown> = {
     backend: values.backend,
     threads: values.backend === "wasm" ? wasmThreads() : null,
-    train_workers: values.workers ?? null,
+    workers: values.workers ?? null, // the train and score steps on this many gradient workers (null: this thread)
     params: countParameters(config),
     train_tokens_per_s: (8 * 256) / tTrain,
     score_tokens_per_s: (32 * 256) / tScore,

@@ -493,6 +493,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       teacher: (config.rl.joinShare ?? 0) > 0
         ? createTeacher(data.tokenizer, { dropProbability: 0, seed: config.seed, memory: teacherMemory(config) })
         : undefined,
+      // MEMPO_SFT_WORKERS (default: the cores): the update's reference pass on gradient workers (the same numbers)
+      workers: gradientWorkersFor(),
     };
     const save = () =>
       saveCheckpoint(dir, {
@@ -500,30 +502,34 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         optimizers: critic && criticOptimizer ? { policy: optimizer, critic: criticOptimizer } : { policy: optimizer },
         state: { step, done: step >= config.rl.steps },
       });
-    while (step < config.rl.steps) {
-      if (stop() || (options.stopAfterRlSteps !== undefined && rlStepsRun >= options.stopAfterRlSteps)) {
-        await save();
-        reference.dispose();
-        policy.dispose();
-        critic?.dispose();
-        optimizer.dispose();
-        criticOptimizer?.dispose();
-        sft.dispose();
-        for (const m of trained.values()) m.dispose();
-        return { completed: false, timings };
+    try {
+      while (step < config.rl.steps) {
+        if (stop() || (options.stopAfterRlSteps !== undefined && rlStepsRun >= options.stopAfterRlSteps)) {
+          await save();
+          reference.dispose();
+          policy.dispose();
+          critic?.dispose();
+          optimizer.dispose();
+          criticOptimizer?.dispose();
+          sft.dispose();
+          for (const m of trained.values()) m.dispose();
+          return { completed: false, timings };
+        }
+        const row = await rlStep(ctx, step);
+        await log({ stage: algorithm, step, ...row });
+        faultPoint("rl-step-logged");
+        progress({
+          stage: algorithm,
+          step: step + 1,
+          total: config.rl.steps,
+          info: { reward: row["rollout/reward_mean"]!, em: row["rollout/em"]! },
+        });
+        step += 1;
+        rlStepsRun += 1;
+        if (step % config.rl.checkpointEvery === 0 || step === config.rl.steps) await save();
       }
-      const row = await rlStep(ctx, step);
-      await log({ stage: algorithm, step, ...row });
-      faultPoint("rl-step-logged");
-      progress({
-        stage: algorithm,
-        step: step + 1,
-        total: config.rl.steps,
-        info: { reward: row["rollout/reward_mean"]!, em: row["rollout/em"]! },
-      });
-      step += 1;
-      rlStepsRun += 1;
-      if (step % config.rl.checkpointEvery === 0 || step === config.rl.steps) await save();
+    } finally {
+      ctx.workers?.close(); // open workers keep the process alive
     }
     reference.dispose();
     critic?.dispose();

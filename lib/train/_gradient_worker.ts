@@ -3,7 +3,7 @@
  * The worker of {@link ./gradient_workers.ts}: a copy of the policy on the
  * single-threaded wasm build that, for each job, takes the weights, computes
  * the gradients of its micro-batches' SFT loss (`sftStep`'s, each piece over
- * the step's token count) and posts them back. Modules load on the first
+ * the step's token count) or their log-probs (a scoring job) and posts them back. Modules load on the first
  * message (a worker's static imports of the backend keep its message loop
  * from starting under Deno).
  *
@@ -22,8 +22,10 @@ export interface PieceData {
   mask: Float32Array;
 }
 
-/** One job: the model's architecture, its weights, the pieces, the step's learned-token count. */
+/** One gradient job: the model's architecture, its weights, the pieces, the step's learned-token count. */
 export interface GradientJob {
+  /** The job's kind. */
+  kind: "gradients";
   /** The model's config (`Model.config`). */
   config: unknown;
   /** Every trainable variable's values, in `trainableVariables` order. */
@@ -32,6 +34,28 @@ export interface GradientJob {
   pieces: PieceData[];
   /** Learned tokens of the whole step (every piece's loss is over it). */
   numTokens: number;
+}
+
+/** One scoring job: the model's architecture, its weights, the pieces (their masks unused), the temperature. */
+export interface ScoreJob {
+  /** The job's kind. */
+  kind: "score";
+  /** The model's config (`Model.config`). */
+  config: unknown;
+  /** Every trainable variable's values, in `trainableVariables` order. */
+  weights: Float32Array[];
+  /** The micro-batches. */
+  pieces: Omit<PieceData, "mask">[];
+  /** Logit temperature. */
+  temperature: number;
+}
+
+/** The answer to a scoring job: per piece, the `[B, L]` log-probs of its targets, row-major. */
+export interface ScoreResult {
+  /** Per piece. */
+  logProbs: Float32Array[];
+  /** The worker's live tensor bytes after the job. */
+  liveBytes: number;
 }
 
 /** The answer: per piece, the gradients in variable order and the loss value. */
@@ -44,20 +68,35 @@ export interface GradientResult {
 
 type Scalar = import("@tensorflow/tfjs").Scalar;
 
-let ready: Promise<(job: GradientJob) => Promise<GradientResult>> | undefined;
+let ready: Promise<(job: GradientJob | ScoreJob) => GradientResult | ScoreResult> | undefined;
 
-async function start(): Promise<(job: GradientJob) => Promise<GradientResult>> {
+async function start(): Promise<(job: GradientJob | ScoreJob) => GradientResult | ScoreResult> {
   const { tf } = await import("../tf.ts");
   const { setBackend } = await import("../backend/backend.ts");
   const { createModel, setTrainableWeights, trainableVariables } = await import("../model/params.ts");
   const { sequenceLogProbs } = await import("../model/score.ts");
+  const { disposeFusedWeights, fuseWeights } = await import("../model/transformer.ts");
   const { maskedSum } = await import("../tensor/masked.ts");
   await setBackend("wasm", { threads: 1 });
   let model: ReturnType<typeof createModel> | undefined;
-  return (job: GradientJob): Promise<GradientResult> => {
+  return (job: GradientJob | ScoreJob): GradientResult | ScoreResult => {
     model ??= createModel(job.config as Parameters<typeof createModel>[0], { seed: 0 });
     const variables = trainableVariables(model);
     setTrainableWeights(model, job.weights); // each job's weights, one copy (once kept alive: the heap ran out)
+    if (job.kind === "score") {
+      // as scoreContinuations scores: no gradient, the fused projections (the same values to the bit)
+      const fused = fuseWeights(model);
+      const logProbs = job.pieces.map((p) => {
+        const tokens = tf.tensor2d(p.tokens, p.shape, "int32");
+        const targets = tf.tensor2d(p.targets, p.shape, "int32");
+        const lp = sequenceLogProbs(model!, tokens, targets, job.temperature, fused);
+        const out = new Float32Array(lp.dataSync() as Float32Array);
+        tf.dispose([tokens, targets, lp]);
+        return out;
+      });
+      disposeFusedWeights(fused);
+      return { logProbs, liveBytes: tf.memory().numBytes };
+    }
     const pieces = job.pieces.map((p) => {
       const tokens = tf.tensor2d(p.tokens, p.shape, "int32");
       const targets = tf.tensor2d(p.targets, p.shape, "int32");
@@ -73,11 +112,11 @@ async function start(): Promise<(job: GradientJob) => Promise<GradientResult>> {
       tf.dispose([tokens, targets, mask, value, Object.values(grads)]);
       return out;
     });
-    return Promise.resolve({ pieces, liveBytes: tf.memory().numBytes });
+    return { pieces, liveBytes: tf.memory().numBytes };
   };
 }
 
-self.onmessage = async (e: MessageEvent<GradientJob | "close">) => {
+self.onmessage = async (e: MessageEvent<GradientJob | ScoreJob | "close">) => {
   if (e.data === "close") {
     self.close();
     return;
@@ -85,7 +124,7 @@ self.onmessage = async (e: MessageEvent<GradientJob | "close">) => {
   try {
     ready ??= start();
     const run = await ready;
-    const result = await run(e.data);
+    const result = run(e.data);
     self.postMessage({ ok: result });
   } catch (err) {
     self.postMessage({ error: (err as Error).stack ?? String(err) });

@@ -12,7 +12,7 @@
 import { tf } from "../tf.ts";
 import { type Model, trainableVariables } from "../model/params.ts";
 import type { LmBatch } from "./collate.ts";
-import type { GradientJob, GradientResult, PieceData } from "./_gradient_worker.ts";
+import type { GradientJob, GradientResult, PieceData, ScoreJob, ScoreResult } from "./_gradient_worker.ts";
 import { integerSetting } from "../integer_setting.ts";
 
 /**
@@ -85,6 +85,16 @@ export interface GradientWorkers {
     pieces: readonly LmBatch[],
     numTokens: number,
   ): Promise<{ grads: tf.NamedTensorMap; value: tf.Scalar }[]>;
+  /**
+   * The `[B, L]` log-probs of each piece's targets (`sequenceLogProbs`, no
+   * gradient), in piece order, the pieces dealt round-robin to the workers;
+   * the same values to the bit as scoring them on this thread.
+   */
+  pieceLogProbs(
+    model: Model,
+    pieces: readonly { tokens: tf.Tensor2D; targets: tf.Tensor2D }[],
+    temperature?: number,
+  ): Promise<tf.Tensor2D[]>;
   /** Each worker's live tensor bytes after its last job (0 before its first): flat from step to step. */
   liveBytes(): number[];
   /** Ends the workers (idempotent). */
@@ -97,6 +107,7 @@ export interface GradientWorkers {
  * ```text
  * piece p → worker p mod W:   g_p = ∇ ( −Σ mask · log p(target) / numTokens ),  v_p = that loss
  * step:                        g = ((g_0 + g_1) + g_2) + …   (the order accumulateGradients adds them)
+ * scoring, piece p → worker p mod W:   log p(target | tokens) / temperature's softmax, [B, L]
  * ```
  *
  * Source: data-parallel SGD (PyTorch DistributedDataParallel's gradient
@@ -137,9 +148,9 @@ export function createGradientWorkers(size: number): GradientWorkers {
   const workers = Array.from({ length: size }, () => new Worker(url, { type: "module" }));
   let closed = false;
   const live = workers.map(() => 0);
-  const run = (worker: Worker, job: GradientJob) =>
-    new Promise<GradientResult>((resolve, reject) => {
-      worker.onmessage = (e: MessageEvent<{ ok?: GradientResult; error?: string }>) => {
+  const run = <R>(worker: Worker, job: GradientJob | ScoreJob) =>
+    new Promise<R>((resolve, reject) => {
+      worker.onmessage = (e: MessageEvent<{ ok?: R; error?: string }>) => {
         if (e.data.ok !== undefined) resolve(e.data.ok);
         else reject(new Error(`A gradient worker failed: ${e.data.error}`));
       };
@@ -149,8 +160,38 @@ export function createGradientWorkers(size: number): GradientWorkers {
       };
       worker.postMessage(job);
     });
+  /** Pieces dealt round-robin: worker w's list of (piece, its index). */
+  const deal = <T>(items: readonly T[]) =>
+    workers.map((_, w) => items.flatMap((d, i) => (i % size === w ? [{ d, i }] : [])));
   return {
     size,
+    async pieceLogProbs(model, pieces, temperature = 1) {
+      if (closed) throw new Error("Cannot score: the gradient workers are closed");
+      const weights = trainableVariables(model).map((v) => v.dataSync() as Float32Array);
+      const data = pieces.map((p) => ({
+        shape: p.tokens.shape as [number, number],
+        tokens: p.tokens.dataSync() as Int32Array,
+        targets: p.targets.dataSync() as Int32Array,
+      }));
+      const dealt = deal(data);
+      const results = await Promise.all(
+        dealt.map((mine, w) =>
+          mine.length === 0 ? Promise.resolve({ logProbs: [], liveBytes: live[w]! }) : run<ScoreResult>(workers[w]!, {
+            kind: "score",
+            config: model.config,
+            weights,
+            pieces: mine.map((m) => m.d),
+            temperature,
+          })
+        ),
+      );
+      results.forEach((r, w) => live[w] = r.liveBytes);
+      const out: tf.Tensor2D[] = new Array(pieces.length);
+      dealt.forEach((mine, w) =>
+        mine.forEach(({ d, i }, j) => out[i] = tf.tensor2d(results[w]!.logProbs[j]!, d.shape))
+      );
+      return out;
+    },
     async pieceGradients(model, pieces, numTokens) {
       if (closed) throw new Error("Cannot compute gradients: the gradient workers are closed");
       const variables = trainableVariables(model);
@@ -161,12 +202,16 @@ export function createGradientWorkers(size: number): GradientWorkers {
         targets: p.targets.dataSync() as Int32Array,
         mask: p.mask.dataSync() as Float32Array,
       }));
-      const dealt = workers.map((_, w) => data.flatMap((d, i) => (i % size === w ? [{ d, i }] : [])));
+      const dealt = deal(data);
       const results = await Promise.all(
         dealt.map((mine, w) =>
-          mine.length === 0
-            ? Promise.resolve({ pieces: [], liveBytes: live[w]! })
-            : run(workers[w]!, { config: model.config, weights, pieces: mine.map((m) => m.d), numTokens })
+          mine.length === 0 ? Promise.resolve({ pieces: [], liveBytes: live[w]! }) : run<GradientResult>(workers[w]!, {
+            kind: "gradients",
+            config: model.config,
+            weights,
+            pieces: mine.map((m) => m.d),
+            numTokens,
+          })
         ),
       );
       results.forEach((r, w) => live[w] = r.liveBytes);

@@ -19,6 +19,7 @@ import { clipByGlobalNorm } from "../tensor/clip_grad_norm.ts";
 import type { AdamW } from "../optim/adamw.ts";
 import { collateLm, disposeLmBatch, type LmBatch } from "./collate.ts";
 import { accumulateGradients, splitByTokens } from "./micro_batches.ts";
+import type { GradientWorkers } from "./gradient_workers.ts";
 import type { TurnSequence } from "./rl_batch.ts";
 
 /** Hyperparameters of {@linkcode policyUpdate}. */
@@ -59,6 +60,11 @@ export interface UpdateModels {
   critic?: Model;
   /** The critic's optimizer. */
   criticOptimizer?: AdamW;
+  /**
+   * Workers for the reference's log-probs when a minibatch has 2+ micro-batches (`pieceLogProbs`: the same values
+   * to the bit, each micro-batch's forward on a core of its own). @default this thread
+   */
+  workers?: GradientWorkers;
 }
 
 /** Averaged diagnostics of an update. */
@@ -144,10 +150,10 @@ export async function policyUpdate(
       const micro = splitByTokens(minibatch, maxTokens).map((g) => collateLm(g, options.padId));
       const N = Math.max(1, micro.reduce((a, b) => a + b.numTokens, 0));
       const aggOptions = { batchNumTokens: N };
-      // reference log-probs (no gradient), one forward per micro-batch
-      const refs = micro.map((b) =>
-        tf.tidy(() => sequenceLogProbs(reference, b.tokens, b.targets, config.temperature))
-      );
+      // reference log-probs (no gradient), one forward per micro-batch, on the workers when there are 2+
+      const refs = models.workers !== undefined && micro.length >= 2
+        ? await models.workers.pieceLogProbs(reference, micro, config.temperature)
+        : micro.map((b) => tf.tidy(() => sequenceLogProbs(reference, b.tokens, b.targets, config.temperature)));
       const metric = {
         clip: tf.scalar(0),
         approxKl: tf.scalar(0),

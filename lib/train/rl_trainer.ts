@@ -18,6 +18,7 @@ import { computeMemoryCredit, type MemoryCreditOptions } from "./memory_credit.t
 import { episodeMetrics, equalGroupMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
 import { criticValues, policyUpdate } from "./policy_update.ts";
 import { gaeTurnSequences, type OutcomeTurnOptions, outcomeTurnSequences } from "./rl_batch.ts";
+import type { GradientWorkers } from "./gradient_workers.ts";
 
 /** Everything {@linkcode rlStep} needs. */
 export interface RlStepContext {
@@ -41,6 +42,8 @@ export interface RlStepContext {
   seed: number;
   /** The scripted teacher that writes a joined task's first turn (`rl.joinShare`; `createTeacher`). */
   teacher?: AgentPolicy;
+  /** Workers for the update's reference pass (`UpdateModels.workers`; the same numbers). @default this thread */
+  workers?: GradientWorkers;
 }
 
 const now = () => performance.now() / 1000;

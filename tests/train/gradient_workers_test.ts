@@ -7,6 +7,7 @@ import { createAdamW } from "../../lib/optim/adamw.ts";
 import { collateLm, disposeLmBatch } from "../../lib/train/collate.ts";
 import { splitByTokens } from "../../lib/train/micro_batches.ts";
 import { sftStep } from "../../lib/train/sft.ts";
+import { sequenceLogProbs } from "../../lib/model/score.ts";
 import { createGradientWorkers } from "../../lib/train/gradient_workers.ts";
 import { createRng } from "../../lib/random.ts";
 
@@ -57,6 +58,48 @@ Deno.test("sftStep() with 2 gradient workers: the same losses, gradient norms an
   await assert.rejects(workers.pieceGradients(model, [], 1), /the gradient workers are closed/);
   model.dispose();
   assert.throws(() => createGradientWorkers(0), /size must be an integer ≥ 1, current value is 0/);
+});
+
+Deno.test("pieceLogProbs() on 2 workers: each piece's log-probs to the bit as on this thread, in piece order, the weights of each call", async () => {
+  const rng = createRng(8);
+  const pieces = [3, 1, 4, 2, 5].map((rows, p) => {
+    const L = 4 + 3 * p; // every piece its own shape
+    const row = () => Array.from({ length: L }, () => 1 + rng.int(40));
+    return {
+      tokens: tf.tensor2d(Array.from({ length: rows }, row), [rows, L], "int32"),
+      targets: tf.tensor2d(Array.from({ length: rows }, row), [rows, L], "int32"),
+    };
+  });
+  const models = [1, 2].map((seed) => createModel(modelPreset("tiny", 48), { seed }));
+  const workers = createGradientWorkers(2);
+  const before = tf.memory().numTensors;
+  try {
+    for (const temperature of [1, 0.7]) {
+      for (const model of [...models, models[0]!]) { // the weights go with each call: back to the first model too
+        const here = pieces.map((p) => sequenceLogProbs(model, p.tokens, p.targets, temperature));
+        const there = await workers.pieceLogProbs(model, pieces, temperature);
+        assert.deepEqual(there.map((t) => t.shape), here.map((t) => t.shape));
+        assert.deepEqual(there.map((t) => Array.from(t.dataSync())), here.map((t) => Array.from(t.dataSync())));
+        assert.ok(here.every((t) => t.dataSync().every((v) => v < 0)));
+        tf.dispose([...here, ...there]);
+      }
+    }
+    // the two models and the temperatures score differently (the comparison above could tell them apart)
+    const a = await workers.pieceLogProbs(models[0]!, pieces.slice(0, 1));
+    const b = await workers.pieceLogProbs(models[1]!, pieces.slice(0, 1));
+    const c = await workers.pieceLogProbs(models[0]!, pieces.slice(0, 1), 0.7);
+    assert.notDeepEqual(a[0]!.dataSync(), b[0]!.dataSync());
+    assert.notDeepEqual(a[0]!.dataSync(), c[0]!.dataSync());
+    tf.dispose([...a, ...b, ...c]);
+    assert.deepEqual(await workers.pieceLogProbs(models[0]!, []), []);
+    assert.equal(tf.memory().numTensors, before, "no tensor left behind");
+    assert.ok(workers.liveBytes().every((bytes) => bytes > 0));
+  } finally {
+    workers.close();
+    models.forEach((m) => m.dispose());
+    tf.dispose(pieces.flatMap((p) => [p.tokens, p.targets]));
+  }
+  await assert.rejects(workers.pieceLogProbs(models[0]!, []), /Cannot score: the gradient workers are closed/);
 });
 
 Deno.test("trainSft() with gradient workers logs the same steps as without (two micro-batches a step)", async () => {

@@ -127,3 +127,54 @@ Deno.test("policyUpdate(): two PPO epochs with KL and a critic agree across back
     assertAllClose(r.after as number[], wasm.after as number[], { rtol: 1e-3, atol: 1e-4, msg: `${name} log-probs` });
   }
 });
+
+Deno.test("policyUpdate() with workers for the reference pass: the same stats and weights, to the bit", async () => {
+  const { setBackend } = await import("../../lib/backend/backend.ts");
+  const { createGradientWorkers } = await import("../../lib/train/gradient_workers.ts");
+  await setBackend("wasm");
+  const pairs = [
+    { context: [1, 2, 3], continuation: [4, 5, 9] },
+    { context: [1, 2], continuation: [6, 7] },
+    { context: [3, 1, 2, 8], continuation: [10, 11, 12, 2] },
+    { context: [5], continuation: [13, 14] },
+  ];
+  const run = async (workers?: ReturnType<typeof createGradientWorkers>) => {
+    const policy = createModel(modelPreset("tiny", 16), { seed: 6 });
+    const reference = createModel(modelPreset("tiny", 16), { seed: 9 }); // far from the policy: the KL term counts
+    const optimizer = createAdamW(trainableVariables(policy), { lr: 1e-2 });
+    const old = await scoreContinuations(policy, pairs, { padId: 0 });
+    const seqs = pairs.map((p, i) => ({
+      episode: i,
+      turn: 0,
+      tokens: [...p.context, ...p.continuation],
+      lossMask: [...p.context.map(() => 0), ...p.continuation.map(() => 1)],
+      extras: {
+        advantages: [...p.context.map(() => 0), ...p.continuation.map(() => i % 2 === 0 ? 0.7 : -1.3)],
+        oldLogProbs: [...p.context.map(() => 0), ...old[i]!],
+      },
+    }));
+    // micro-batches of at most 12 padded tokens: every minibatch of 4 is 2+ pieces
+    const stats = await policyUpdate(
+      seqs,
+      { policy, optimizer, reference, workers },
+      { ...config, klCoef: 0.5, miniBatchSize: 4, maxTokensPerMicroBatch: 12 },
+      { padId: 0, seed: 2 },
+    );
+    const weights = trainableVariables(policy).map((v) => Array.from(v.dataSync()));
+    for (const d of [optimizer, policy, reference]) d.dispose();
+    return { stats, weights };
+  };
+  const before = tf.memory().numTensors;
+  const alone = await run();
+  const workers = createGradientWorkers(2);
+  try {
+    const parallel = await run(workers);
+    assert.ok(workers.liveBytes().every((b) => b > 0), "both workers scored");
+    assert.ok(alone.stats.refKl > 0.01, `refKl ${alone.stats.refKl}`);
+    assert.deepEqual(parallel.stats, alone.stats);
+    assert.deepEqual(parallel.weights, alone.weights);
+  } finally {
+    workers.close();
+  }
+  assert.equal(tf.memory().numTensors, before, "no tensor left behind");
+});
