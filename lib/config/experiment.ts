@@ -55,7 +55,7 @@ export const DRILL_KINDS = ["extract", "pop"] as const;
 /** One kind of memory drill. */
 export type DrillKind = typeof DRILL_KINDS[number];
 
-/** Most objectives joined to a question when `sft.joinShare` is set and `sft.joinMax` is not. */
+/** Most objectives joined to a question when `sft.joinShare` (`rl.joinShare`) is set and `sft.joinMax` (`rl.joinMax`) is not. */
 export const DEFAULT_JOIN_MAX = 7;
 
 /** Most answers an episode carries when `sft.carryShare` is set and `sft.carryMax` is not. */
@@ -857,6 +857,18 @@ export function validateConfig(c: unknown): ExperimentConfig {
     if ((config.rl.worlds ?? "main") !== "main") {
       fail(
         `rl.joinShare > 0 needs rl.worlds "main" (the joined objectives are the main world's); ${why}, rl.worlds "${config.rl.worlds}"`,
+      );
+    }
+    // a joined task has up to joinMax + the longest training question's objectives, each a search at least, and the
+    // answer: with fewer turns the largest joins cannot end, their groups all 0 (GRPO's advantage 0, rollouts wasted)
+    const longest = Math.max(...[config.data.trainObjectives ?? 2].flat()); // unset: 2
+    const joinMax = config.rl.joinMax ?? DEFAULT_JOIN_MAX;
+    if (config.rl.maxTurns < joinMax + longest + 1) {
+      fail(
+        `rl.joinShare > 0 needs rl.maxTurns ≥ rl.joinMax + the most objectives of a training question + 1 (a search ` +
+          `per objective and the answer): ${joinMax} + ${longest} + 1 = ${joinMax + longest + 1}; ${why}, ` +
+          `rl.maxTurns ${config.rl.maxTurns}, rl.joinMax ${config.rl.joinMax ?? `unset (${DEFAULT_JOIN_MAX})`}, ` +
+          `data.trainObjectives ${JSON.stringify(config.data.trainObjectives)}`,
       );
     }
     if (config.rl.algorithms.includes("ppo")) {

@@ -2,7 +2,8 @@
  * Data parallelism on one machine: a pool of Deno workers, each a copy of
  * the policy on the single-threaded wasm build, that compute the gradients
  * of an SFT step's micro-batches at once, one core each (every kernel, not
- * only the GEMMs the threaded build spreads). The main thread posts the
+ * only the GEMMs the threaded build spreads), or score them (`pieceLogProbs`:
+ * RL's reference pass). The main thread posts the
  * weights with each job, sums the pieces' gradients in their order, clips and
  * steps the optimizer, so a step gives the same numbers as one thread
  * summing the same pieces in turn (the builds agree to the bit).
@@ -16,8 +17,8 @@ import type { GradientJob, GradientResult, PieceData, ScoreJob, ScoreResult } fr
 import { integerSetting } from "../integer_setting.ts";
 
 /**
- * How many gradient workers the warm-up and SFT stages of `deno task train`
- * use: `MEMPO_SFT_WORKERS`, default the machine's cores (0 or 1: none, the
+ * How many gradient workers the warm-up, SFT and RL stages of `deno task train`
+ * use (RL: for the reference pass): `MEMPO_SFT_WORKERS`, default the machine's cores (0 or 1: none, the
  * steps on this thread; the stages use workers only on the wasm backend).
  * Either way a step gives the same numbers: its micro-batches are cut the
  * same way (`splitBalanced`) and summed in the same order.
@@ -52,7 +53,7 @@ export function sftWorkersFromEnv(value?: string): number {
  * backends keep the steps on this thread); otherwise `undefined`, and the
  * caller computes the pieces' gradients in process, with the same numbers.
  *
- * Source: this package (the one rule `deno task train`'s warm-up and SFT follow; `evalWorkersFor` is the
+ * Source: this package (the one rule `deno task train`'s warm-up, SFT and RL follow; `evalWorkersFor` is the
  * evaluation's).
  *
  * @param value `MEMPO_SFT_WORKERS`'s value (default: read from the environment).

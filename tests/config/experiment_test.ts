@@ -295,12 +295,21 @@ Deno.test("resolveConfig(): sft.horizons ascend below sft.steps; sft.drillFrom n
   );
 });
 
-Deno.test("resolveConfig(): rl.joinShare needs the question once, the main world and no PPO", () => {
+Deno.test("resolveConfig(): rl.joinShare needs the question once, the main world, turns for its joins and no PPO", () => {
   const qo = {
     data: { questionOnce: true },
-    rl: { algorithms: ["mempo", "grpo"] as ("mempo" | "grpo")[], joinShare: 0.5 },
+    rl: { algorithms: ["mempo", "grpo"] as ("mempo" | "grpo")[], joinShare: 0.5, joinMax: 5 },
   };
-  assert.equal(resolveConfig("default", qo).rl.joinShare, 0.5);
+  assert.equal(resolveConfig("default", qo).rl.joinShare, 0.5); // 5 + 2 + 1 = the default 8 turns
+  assert.throws(
+    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, joinMax: 6 } }),
+    /rl\.joinShare > 0 needs rl\.maxTurns ≥ rl\.joinMax \+ the most objectives of a training question \+ 1 .*6 \+ 2 \+ 1 = 9; current values are rl\.joinShare 0\.5, rl\.maxTurns 8, rl\.joinMax 6, data\.trainObjectives \[1,2\]$/,
+  );
+  assert.throws( // the default joinMax (7) does not fit the default 8 turns either
+    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, joinMax: undefined } }),
+    /= 10; .*rl\.joinMax unset \(7\)/,
+  );
+  assert.equal(resolveConfig("default", { ...qo, rl: { ...qo.rl, joinMax: undefined, maxTurns: 10 } }).rl.maxTurns, 10);
   assert.throws(
     () => resolveConfig("default", { rl: { joinShare: 0.5 } }),
     /Invalid config: rl\.joinShare > 0 needs data\.questionOnce .*current values are rl\.joinShare 0\.5, data\.questionOnce undefined$/,

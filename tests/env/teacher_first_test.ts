@@ -77,7 +77,11 @@ Deno.test("teacherFirst() in the agent loop: the teacher's turns before learnFro
     // the second writer wrote exactly the turns from index 2 on
     const turns = alone.map((e) => e.turns.length);
     assert.ok(turns.every((n) => n > 2), `turns ${turns}`);
-    assert.deepEqual(asked.sort(), turns.flatMap((n) => Array.from({ length: n - 2 }, (_, k) => k + 2)).sort());
+    const byValue = (a: number, b: number) => a - b;
+    assert.deepEqual(
+      asked.sort(byValue),
+      turns.flatMap((n) => Array.from({ length: n - 2 }, (_, k) => k + 2)).sort(byValue),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
