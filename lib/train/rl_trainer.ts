@@ -173,6 +173,13 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   if (joinShare > 0 && ctx.teacher === undefined) {
     throw new RangeError("Cannot run an RL step: rl.joinShare > 0 needs the context's teacher (createTeacher)");
   }
+  if (joinShare > 0 && (!data.questionOnce || algorithm === "ppo")) {
+    // as validateConfig: no learned turn may read the joined question; GAE would learn the teacher's first turn
+    throw new RangeError(
+      `Cannot run an RL step: rl.joinShare > 0 needs data with the question once and an algorithm other than ppo; ` +
+        `current values are data.questionOnce ${data.questionOnce}, algorithm "${algorithm}"`,
+    );
+  }
   // rl.joinShare: a share of the questions joined with other training objectives (each group shares its task); the
   // teacher writes a joined task's first turn, the policy carries its open objectives from the second
   const pool = joinShare > 0 ? data.train.flatMap((r) => r.subQuestions ?? []) : [];

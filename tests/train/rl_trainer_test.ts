@@ -53,10 +53,13 @@ Deno.test("rlStep with rl.joinShare: joined groups, the teacher writes each join
   const qoDir = await Deno.makeTempDir();
   await buildData(qoDir, 13, { trainCount: 20, testCount: 1, sizes: { distractors: 0 }, questionOnce: true });
   const qo = await loadData(qoDir);
-  const config = resolveConfig("quick", {
-    data: { questionOnce: true },
-    rl: { questionsPerStep: 3, groupSize: 2, maxTurnTokens: 16, maxTurns: 3, joinShare: 1, joinMax: 2 },
-  }).rl;
+  const config = {
+    ...resolveConfig("quick", {
+      data: { questionOnce: true },
+      rl: { questionsPerStep: 3, groupSize: 2, maxTurnTokens: 16, maxTurns: 16, joinShare: 1, joinMax: 2 },
+    }).rl,
+    maxTurns: 3, // short episodes: the test reads who wrote which turn, not the answers
+  };
   const policy = createModel(modelPreset("tiny", qo.tokenizer.size), { seed: 1 });
   const reference = copyModel(policy);
   const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr, weightDecay: 0 });
@@ -84,6 +87,11 @@ Deno.test("rlStep with rl.joinShare: joined groups, the teacher writes each join
   });
   assert.deepEqual(tasks[0], tasks[1], "a group shares its joined task");
   await assert.rejects(rlStep({ ...ctx, teacher: undefined }, 1), /rl.joinShare > 0 needs the context's teacher/);
+  await assert.rejects(
+    rlStep({ ...ctx, data: { ...qo, questionOnce: false } }, 1),
+    /rl.joinShare > 0 needs data with the question once .*data.questionOnce false, algorithm "grpo"$/,
+  );
+  await assert.rejects(rlStep({ ...ctx, algorithm: "ppo" }, 1), /algorithm other than ppo.*algorithm "ppo"$/);
   for (const m of [policy, reference]) m.dispose();
   optimizer.dispose();
 });
