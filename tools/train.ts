@@ -30,7 +30,7 @@ const TASK = {
       value: "NAME",
       defaultText: "default, or the run's with --resume / --from",
       help:
-        "experiment preset (quick: ~90 s, for CI; default: ~30 min on 2 cores; paper: the memory agent against the full-context one at 6 and 8 objectives, ~70 min)",
+        "experiment preset (quick: ~90 s, for CI; default: ~30 min on 2 cores; paper: the memory agent against the full-context one at 6 and 8 objectives, ~50 min)",
     },
     algo: {
       type: "string",

@@ -475,7 +475,7 @@ export type ExperimentPresetName = "default" | "quick" | "paper";
 /**
  * The presets: `default` (~30 minutes on 2 CPU cores: docs/performance.md), `quick` (CI, ~3 minutes) and `paper`
  * (the paper's regime: a memory agent that holds at 6 and 8 objectives where the full-context one collapses; about
- * 70 minutes: docs/research/paper_regime.md).
+ * 50 minutes on 2 cores: docs/research/paper_regime.md).
  */
 export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> = Object.freeze({
   default: BASE,
