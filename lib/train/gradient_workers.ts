@@ -161,72 +161,69 @@ export function createGradientWorkers(size: number): GradientWorkers {
       };
       worker.postMessage(job);
     });
-  /** Pieces dealt round-robin: worker w's list of (piece, its index). */
-  const deal = <T>(items: readonly T[]) =>
-    workers.map((_, w) => items.flatMap((d, i) => (i % size === w ? [{ d, i }] : [])));
+  /**
+   * Deals the pieces round-robin (piece i to worker i mod W), one job per worker with pieces, and reads each piece's
+   * answer back in piece order; records each worker's live bytes.
+   */
+  const scatter = async <D, R extends { liveBytes: number }, O>(
+    data: readonly D[],
+    job: (mine: D[]) => GradientJob | ScoreJob,
+    read: (result: R, j: number, piece: D) => O,
+  ): Promise<O[]> => {
+    const dealt = workers.map((_, w) => data.flatMap((d, i) => (i % size === w ? [{ d, i }] : [])));
+    const results = await Promise.all(
+      dealt.map((mine, w) => mine.length === 0 ? undefined : run<R>(workers[w]!, job(mine.map((m) => m.d)))),
+    );
+    const out: O[] = new Array(data.length);
+    dealt.forEach((mine, w) => {
+      const r = results[w];
+      if (r === undefined) return;
+      live[w] = r.liveBytes;
+      mine.forEach(({ d, i }, j) => out[i] = read(r, j, d));
+    });
+    return out;
+  };
+  /** The model's weights as posted with each job. */
+  const weightsOf = (model: Model) => trainableVariables(model).map((v) => v.dataSync() as Float32Array);
   return {
     size,
-    async pieceLogProbs(model, pieces, temperature = 1) {
-      if (closed) throw new Error("Cannot score: the gradient workers are closed");
-      const weights = trainableVariables(model).map((v) => v.dataSync() as Float32Array);
+    pieceLogProbs(model, pieces, temperature = 1) {
+      if (closed) return Promise.reject(new Error("Cannot score: the gradient workers are closed"));
+      const weights = weightsOf(model);
       const data = pieces.map((p) => ({
         shape: p.tokens.shape as [number, number],
         tokens: p.tokens.dataSync() as Int32Array,
         targets: p.targets.dataSync() as Int32Array,
       }));
-      const dealt = deal(data);
-      const results = await Promise.all(
-        dealt.map((mine, w) =>
-          mine.length === 0 ? Promise.resolve({ logProbs: [], liveBytes: live[w]! }) : run<ScoreResult>(workers[w]!, {
-            kind: "score",
-            config: model.config,
-            weights,
-            pieces: mine.map((m) => m.d),
-            temperature,
-          })
-        ),
+      return scatter(
+        data,
+        (mine): ScoreJob => ({ kind: "score", config: model.config, weights, pieces: mine, temperature }),
+        (r: ScoreResult, j, d) => tf.tensor2d(r.logProbs[j]!, d.shape),
       );
-      results.forEach((r, w) => live[w] = r.liveBytes);
-      const out: tf.Tensor2D[] = new Array(pieces.length);
-      dealt.forEach((mine, w) =>
-        mine.forEach(({ d, i }, j) => out[i] = tf.tensor2d(results[w]!.logProbs[j]!, d.shape))
-      );
-      return out;
     },
-    async pieceGradients(model, pieces, numTokens) {
-      if (closed) throw new Error("Cannot compute gradients: the gradient workers are closed");
+    pieceGradients(model, pieces, numTokens) {
+      if (closed) return Promise.reject(new Error("Cannot compute gradients: the gradient workers are closed"));
       const variables = trainableVariables(model);
-      const weights = variables.map((v) => v.dataSync() as Float32Array);
+      const weights = weightsOf(model);
       const data: PieceData[] = pieces.map((p) => ({
         shape: p.tokens.shape as [number, number],
         tokens: p.tokens.dataSync() as Int32Array,
         targets: p.targets.dataSync() as Int32Array,
         mask: p.mask.dataSync() as Float32Array,
       }));
-      const dealt = deal(data);
-      const results = await Promise.all(
-        dealt.map((mine, w) =>
-          mine.length === 0 ? Promise.resolve({ pieces: [], liveBytes: live[w]! }) : run<GradientResult>(workers[w]!, {
-            kind: "gradients",
-            config: model.config,
-            weights,
-            pieces: mine.map((m) => m.d),
-            numTokens,
-          })
-        ),
-      );
-      results.forEach((r, w) => live[w] = r.liveBytes);
-      const out: { grads: tf.NamedTensorMap; value: tf.Scalar }[] = new Array(pieces.length);
-      dealt.forEach((mine, w) =>
-        mine.forEach(({ i }, j) => {
-          const r = results[w]!.pieces[j]!;
-          out[i] = {
-            grads: Object.fromEntries(variables.map((v, k) => [v.name, tf.tensor(r.grads[k]!, v.shape, "float32")])),
-            value: tf.scalar(r.value, "float32"),
+      return scatter(
+        data,
+        (mine): GradientJob => ({ kind: "gradients", config: model.config, weights, pieces: mine, numTokens }),
+        (r: GradientResult, j) => {
+          const piece = r.pieces[j]!;
+          return {
+            grads: Object.fromEntries(
+              variables.map((v, k) => [v.name, tf.tensor(piece.grads[k]!, v.shape, "float32")]),
+            ),
+            value: tf.scalar(piece.value, "float32"),
           };
-        })
+        },
       );
-      return out;
     },
     liveBytes: () => [...live],
     close() {
