@@ -328,7 +328,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
       /\n {2}--out DIR +/,
       /\n {2}--checkpoint NAME +.*\(one of sft, ppo, grpo, mempo; default: sft/,
       /\n {2}--data DIR +.*\(default: the run's dataDir\)\n/,
-      /\n {2}--preset NAME +.*\(one of default, quick; default: default\)\n/,
+      /\n {2}--preset NAME +.*\(one of default, quick, paper; default: default\)\n/,
     ]],
     ["tools/serve_search.ts", [
       /\n {2}--host HOST +.*\(default: 127\.0\.0\.1\)\n/,
