@@ -152,7 +152,10 @@ export async function policyUpdate(
       const aggOptions = { batchNumTokens: N };
       // reference log-probs (no gradient), one forward per micro-batch, on the workers when there are 2+
       const refs = models.workers !== undefined && micro.length >= 2
-        ? await models.workers.pieceLogProbs(reference, micro, config.temperature)
+        ? await models.workers.pieceLogProbs(reference, micro, config.temperature).catch((e) => {
+          micro.forEach(disposeLmBatch); // a failed worker leaves nothing behind
+          throw e;
+        })
         : micro.map((b) => tf.tidy(() => sequenceLogProbs(reference, b.tokens, b.targets, config.temperature)));
       const metric = {
         clip: tf.scalar(0),

@@ -178,3 +178,30 @@ Deno.test("policyUpdate() with workers for the reference pass: the same stats an
   }
   assert.equal(tf.memory().numTensors, before, "no tensor left behind");
 });
+
+Deno.test("policyUpdate(): closed workers reject the update and leave no tensor behind", async () => {
+  const { createGradientWorkers } = await import("../../lib/train/gradient_workers.ts");
+  const policy = createModel(modelPreset("tiny", 16), { seed: 6 });
+  const reference = copyModel(policy);
+  const optimizer = createAdamW(trainableVariables(policy), { lr: 1e-2 });
+  const seqs = [[1, 2, 3, 4], [5, 6, 7, 8]].map((tokens, i) => ({
+    episode: i,
+    turn: 0,
+    tokens,
+    lossMask: [0, 1, 1, 1],
+    extras: { advantages: [0, 1, 1, 1], oldLogProbs: [0, -1, -1, -1] },
+  }));
+  const workers = createGradientWorkers(1);
+  workers.close();
+  const before = tf.memory().numTensors;
+  await assert.rejects(
+    policyUpdate(seqs, { policy, optimizer, reference, workers }, {
+      ...config,
+      miniBatchSize: 2,
+      maxTokensPerMicroBatch: 4, // one sequence a micro-batch: the reference pass goes to the workers
+    }, { padId: 0, seed: 0 }),
+    /Cannot score: the gradient workers are closed/,
+  );
+  assert.equal(tf.memory().numTensors, before, "the micro-batches are freed");
+  for (const d of [optimizer, policy, reference]) d.dispose();
+});
