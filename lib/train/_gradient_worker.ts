@@ -86,15 +86,18 @@ async function start(): Promise<(job: GradientJob | ScoreJob) => GradientResult 
     if (job.kind === "score") {
       // as scoreContinuations scores: no gradient, the fused projections (the same values to the bit)
       const fused = fuseWeights(model);
-      const logProbs = job.pieces.map((p) => {
-        const tokens = tf.tensor2d(p.tokens, p.shape, "int32");
-        const targets = tf.tensor2d(p.targets, p.shape, "int32");
-        const lp = sequenceLogProbs(model!, tokens, targets, job.temperature, fused);
-        const out = new Float32Array(lp.dataSync() as Float32Array);
-        tf.dispose([tokens, targets, lp]);
-        return out;
-      });
-      disposeFusedWeights(fused);
+      let logProbs: Float32Array[];
+      try {
+        logProbs = job.pieces.map((p) =>
+          tf.tidy(() => {
+            const tokens = tf.tensor2d(p.tokens, p.shape, "int32");
+            const targets = tf.tensor2d(p.targets, p.shape, "int32");
+            return new Float32Array(sequenceLogProbs(model!, tokens, targets, job.temperature, fused).dataSync());
+          })
+        );
+      } finally {
+        disposeFusedWeights(fused); // a failed piece leaves the worker's heap as it was
+      }
       return { logProbs, liveBytes: tf.memory().numBytes };
     }
     const pieces = job.pieces.map((p) => {
