@@ -314,7 +314,8 @@ export const RL_CONFIG_SCHEMA = section({
       "training questions (1 to rl.joinMax more, no name shared; as sft.joinShare), whose first turn (the " +
       "extraction of the joined question's open objectives) the scripted teacher writes and RL does not learn: the " +
       "policy then carries memories of more open objectives than any training question asks without reading a " +
-      "question of that many. The reward is the joined task's (every objective right).",
+      "question of that many. The reward is the joined task's (every objective right). MemPO's P_full for a " +
+      "joined task's memories reads the whole history, the long joined question included (no learned turn does).",
     unset: "0",
   }),
   joinMax: int(1).optional().meta({

@@ -9,6 +9,7 @@ import { SYSTEM_PROMPT } from "../env/context.ts";
 import {
   buildQaSplits,
   joinedQuestions,
+  objectivePool,
   type QaItem,
   type QaSplitOptions,
   type SubjectIndex,
@@ -383,7 +384,7 @@ export async function loadData(dir: string, options: { split?: DataSplit } = {})
       // the training questions' objectives joined to the test sizes, seeded by the data's seed
       const k = parseInt(key);
       const { markers, subjectIndex, distinctAnswers } = manifest.options ?? {};
-      const pool = train.flatMap((r) => r.subQuestions ?? []);
+      const pool = objectivePool(train);
       const seed = hashSeed(manifest.seed ?? 0, hashString("train split"));
       const items = joinedQuestions(pool, k, count, { seed, markers, subjectIndex, distinctAnswers });
       test.set(k, items.map((q, i) => toRecord(q, `train_${key}`, i)));

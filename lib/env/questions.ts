@@ -407,6 +407,31 @@ function questionText(
 }
 
 /**
+ * The objectives of a set of questions, in order, one entry per sub-question
+ * (a subject asked by several questions is several entries): the pool that
+ * joined questions draw from (`loadData`'s `"train"` split, `sft.joinShare`,
+ * `rl.joinShare`, the question filler).
+ *
+ * Source: this package.
+ *
+ * @param records Questions with their sub-questions (a question without them adds none).
+ * @returns Their sub-questions, flattened.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { objectivePool } from "./questions.ts";
+ *
+ * const one = (subject: string) => ({ text: `${subject} was born in which city ?`, subject, answer: "kalmar", hops: [] });
+ * const pool = objectivePool([{ subQuestions: [one("zorbex"), one("vunom")] }, {}, { subQuestions: [one("kata")] }]);
+ * assert.deepEqual(pool.map((q) => q.subject), ["zorbex", "vunom", "kata"]);
+ * ```
+ */
+export function objectivePool(records: readonly { subQuestions?: readonly SubQuestion[] }[]): SubQuestion[] {
+  return records.flatMap((r) => r.subQuestions ?? []);
+}
+
+/**
  * Questions of `k` objectives drawn from a pool of objectives (the training
  * questions' own, for `loadData`'s `"train"` split: how well a policy does
  * on what it trained on, at the test sizes): distinct subjects, and with

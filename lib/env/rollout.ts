@@ -140,6 +140,35 @@ export interface RolloutOptions {
 }
 
 /**
+ * Whether turn `k` of a task was written by a scripted teacher (before the
+ * task's `learnFrom`: a joined task's extraction, `rl.joinShare`): such a
+ * turn is no action of the policy, so it gets no loss and no memory credit.
+ * The one rule `teacherFirst` routes by and the RL losses skip by.
+ *
+ * ```text
+ * scripted(task, k) = k < task.learnFrom   (learnFrom default 0: every turn the policy's)
+ * ```
+ *
+ * Source: this package (`rl.joinShare`).
+ *
+ * @param task The episode's task.
+ * @param k The turn's index in the episode (0 = first).
+ * @returns `true` when the teacher writes turn `k`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { scriptedTurn } from "./rollout.ts";
+ *
+ * assert.deepEqual([0, 1, 2].map((k) => scriptedTurn({ learnFrom: 1 }, k)), [true, false, false]);
+ * assert.equal(scriptedTurn({}, 0), false);
+ * ```
+ */
+export function scriptedTurn(task: Pick<EpisodeTask, "learnFrom">, k: number): boolean {
+  return k < (task.learnFrom ?? 0);
+}
+
+/**
  * The tokens that end a turn's generation, in this order: `</search>`, `</answer>` (the two that close an action),
  * `<|end|>` and the end of text.
  *

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AgentPolicy, TurnOutput } from "./rollout.ts";
+import { type AgentPolicy, scriptedTurn, type TurnOutput } from "./rollout.ts";
 
 /**
  * Routes each request by its episode: the turns before the task's
@@ -42,7 +42,7 @@ import type { AgentPolicy, TurnOutput } from "./rollout.ts";
 export function teacherFirst(teacher: AgentPolicy, policy: AgentPolicy): AgentPolicy {
   return {
     async nextTurns(requests, options) {
-      const scripted = requests.map((r) => r.episode.turns.length < (r.episode.task.learnFrom ?? 0));
+      const scripted = requests.map((r) => scriptedTurn(r.episode.task, r.episode.turns.length));
       const pick = (want: boolean) => requests.filter((_, i) => scripted[i] === want);
       const [byTeacher, byPolicy] = await Promise.all([
         scripted.some((s) => s) ? teacher.nextTurns(pick(true), options) : Promise.resolve([]),

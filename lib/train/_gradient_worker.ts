@@ -79,6 +79,9 @@ async function start(): Promise<(job: GradientJob | ScoreJob) => GradientResult 
   const { maskedSum } = await import("../tensor/masked.ts");
   await setBackend("wasm", { threads: 1 });
   let model: ReturnType<typeof createModel> | undefined;
+  // a piece's inputs and next-token targets as the model reads them (both kinds of job)
+  const inputs = (p: Omit<PieceData, "mask">) =>
+    [tf.tensor2d(p.tokens, p.shape, "int32"), tf.tensor2d(p.targets, p.shape, "int32")] as const;
   return (job: GradientJob | ScoreJob): GradientResult | ScoreResult => {
     model ??= createModel(job.config as Parameters<typeof createModel>[0], { seed: 0 });
     const variables = trainableVariables(model);
@@ -90,8 +93,7 @@ async function start(): Promise<(job: GradientJob | ScoreJob) => GradientResult 
       try {
         logProbs = job.pieces.map((p) =>
           tf.tidy(() => {
-            const tokens = tf.tensor2d(p.tokens, p.shape, "int32");
-            const targets = tf.tensor2d(p.targets, p.shape, "int32");
+            const [tokens, targets] = inputs(p);
             return new Float32Array(sequenceLogProbs(model!, tokens, targets, job.temperature, fused).dataSync());
           })
         );
@@ -101,8 +103,7 @@ async function start(): Promise<(job: GradientJob | ScoreJob) => GradientResult 
       return { logProbs, liveBytes: tf.memory().numBytes };
     }
     const pieces = job.pieces.map((p) => {
-      const tokens = tf.tensor2d(p.tokens, p.shape, "int32");
-      const targets = tf.tensor2d(p.targets, p.shape, "int32");
+      const [tokens, targets] = inputs(p);
       const mask = tf.tensor2d(p.mask, p.shape, "float32");
       const { value, grads } = tf.variableGrads(
         () => tf.div(tf.neg(maskedSum(sequenceLogProbs(model!, tokens, targets), mask)), job.numTokens) as Scalar,

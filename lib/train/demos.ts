@@ -9,7 +9,7 @@ import type { LoadedData } from "../data/build.ts";
 import type { QaRecord } from "../data/dataset.ts";
 import { type ContextPolicy } from "../env/context.ts";
 import { carriedObjectives, createTeacher, type MemoryFormat } from "../env/teacher.ts";
-import { indexedQuestion, splitIndexedQuestion, type SubQuestion } from "../env/questions.ts";
+import { indexedQuestion, objectivePool, splitIndexedQuestion, type SubQuestion } from "../env/questions.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { fillerWords, wordsBefore } from "../env/longer_questions.ts";
 import { createRng, hashSeed, hashString } from "../random.ts";
@@ -428,7 +428,7 @@ export async function teacherDemonstrations(
       let tasks = tasksFromRecords(records);
       const joinedTasks = new Set<string | number>(); // group ids of this world's joined tasks
       // the world's training objectives: the filler's words, and a continued task's earlier objectives
-      const pool = world.train.flatMap((r) => r.subQuestions ?? []);
+      const pool = objectivePool(world.train);
       if (contextPolicy === "memory" && (options.filler ?? 0) > 0) {
         const vocabulary = options.fillerWords === "random"
           ? data.tokenizer.tokens.slice(SPECIAL_TOKENS.length)

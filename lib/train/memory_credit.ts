@@ -9,7 +9,7 @@
 import type { Tokenizer } from "../text/tokenizer.ts";
 import type { Model } from "../model/params.ts";
 import { scoreContinuations } from "../model/score.ts";
-import type { Episode } from "../env/rollout.ts";
+import { type Episode, scriptedTurn } from "../env/rollout.ts";
 import { memoryRewardPairs } from "../env/memory_inputs.ts";
 import { memoryReward } from "../advantage/memory_reward.ts";
 import { infomemAdvantages, type MemoryAdvantageOptions, memoryAdvantages } from "../advantage/memory_advantage.ts";
@@ -91,7 +91,7 @@ export async function computeMemoryCredit(
   }
   // a scripted teacher's turns (before the task's learnFrom, rl.joinShare) are no action of the policy: not credited
   const pairs = episodes.flatMap((e) =>
-    memoryRewardPairs(e, tokenizer, model.config.maxPositions).filter((p) => p.turn >= (e.task.learnFrom ?? 0))
+    memoryRewardPairs(e, tokenizer, model.config.maxPositions).filter((p) => !scriptedTurn(e.task, p.turn))
   );
   const rewards: (number | null)[][] = episodes.map((e) => e.turns.map(() => null));
   const empty = { rewardMean: 0, rewardStd: 0, pMem: 0, pFull: 0, turns: 0 };

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Episode } from "../env/rollout.ts";
+import { type Episode, scriptedTurn } from "../env/rollout.ts";
 import { combineAdvantages, spanLengthScales } from "../advantage/memory_advantage.ts";
 import { computeGae } from "../advantage/gae.ts";
 import { maskedWhiten } from "../advantage/whiten.ts";
@@ -98,7 +98,7 @@ export function outcomeTurnSequences(
     e.turns.forEach((t, k) => {
       const span = spans[n++];
       // an empty turn, or one a scripted teacher wrote (the task's learnFrom), is not learned
-      if (t.sampled.length === 0 || k < (e.task?.learnFrom ?? 0)) return;
+      if (t.sampled.length === 0 || (e.task !== undefined && scriptedTurn(e.task, k))) return;
       const lossMask = [...t.context.map(() => 0), ...t.sampled.map(() => 1)];
       const [advantages] = combineAdvantages(
         { outcomeAdvantages: [outcomeAdvantages[i]!], memorySpans: [span ? [span] : []], mask: [lossMask] },

@@ -9,6 +9,7 @@ import type { LoadedData } from "../data/build.ts";
 import type { Model } from "../model/params.ts";
 import { type AgentPolicy, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
+import { objectivePool } from "../env/questions.ts";
 import { teacherFirst } from "../env/teacher_first.ts";
 import { grpoAdvantages } from "../advantage/grpo.ts";
 import type { AdamW } from "../optim/adamw.ts";
@@ -182,7 +183,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   }
   // rl.joinShare: a share of the questions joined with other training objectives (each group shares its task); the
   // teacher writes a joined task's first turn, the policy carries its open objectives from the second
-  const pool = joinShare > 0 ? data.train.flatMap((r) => r.subQuestions ?? []) : [];
+  const pool = joinShare > 0 ? objectivePool(data.train) : [];
   const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
   const tasks = drawQuestions(data, config.questionsPerStep, config.worlds, rng)
     .map((t) => {

@@ -203,6 +203,8 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   ["tools/eval.ts", [tornRun], 1, /metrics\.jsonl line 1 is not JSON/],
   ["bench/bench.ts", ["--reps", "0"], 2, /--reps must be an integer ≥ 1/],
   ["bench/bench.ts", ["--backend", "metal"], 2, /--backend must be one of wasm, cpu, webgpu/],
+  ["bench/profile.ts", ["--shapes", "ten"], 2, /--shapes must be an integer ≥ 0, current value is "ten"/],
+  ["bench/profile.ts", ["--workload", "decode"], 2, /--workload must be one of train, score, generate/],
   ["tools/compare.ts", [], 2, /^error: missing argument RUN\nusage: deno task compare RUN \[flags\]/],
   ["tools/compare.ts", [notRun, "--seeds", "a"], 2, /--seeds must be non-negative integers separated by commas/],
   ["tools/compare.ts", [notRun, "--resamples", "0"], 2, /--resamples must be an integer ≥ 1, current value is "0"/],
@@ -297,6 +299,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
     "tools/export_verl.ts",
     "tools/serve_search.ts",
     "bench/bench.ts",
+    "bench/profile.ts",
   ];
   for (const task of tasks) {
     const r = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", `${root}${task}`, "--help"] }).output();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { generateWorld } from "../../lib/env/world.ts";
-import { buildQaSplits, makeSubQuestion, TEMPLATES } from "../../lib/env/questions.ts";
+import { buildQaSplits, makeSubQuestion, objectivePool, TEMPLATES } from "../../lib/env/questions.ts";
 import { buildCorpus } from "../../lib/env/world.ts";
 import { buildSearchIndex } from "../../lib/env/search.ts";
 
@@ -183,4 +183,14 @@ Deno.test("search returns the document that states the fact for every hop of eve
     }
   }
   assert.ok(hops > 1000);
+});
+
+Deno.test("objectivePool(): every training question's objectives in order, as many as the questions have", () => {
+  const w = generateWorld(3);
+  const { train } = buildQaSplits(w, { seed: 3, trainCount: 40, testCount: 4 });
+  const pool = objectivePool(train);
+  assert.equal(pool.length, train.reduce((n, q) => n + q.subQuestions!.length, 0));
+  assert.deepEqual(pool.slice(0, train[0]!.subQuestions!.length), train[0]!.subQuestions);
+  assert.deepEqual(pool.at(-1), train.at(-1)!.subQuestions!.at(-1));
+  assert.deepEqual(objectivePool([{}, { subQuestions: [] }]), []);
 });

@@ -6,6 +6,7 @@ import {
   type Episode,
   type EpisodeTask,
   runEpisodes,
+  scriptedTurn,
   type TurnRequest,
 } from "../../lib/env/rollout.ts";
 import { decode, encode } from "../../lib/text/tokenizer.ts";
@@ -202,4 +203,10 @@ Deno.test("the bare state memory (no `;`), with the question shown once: the tea
       });
     });
   }
+});
+
+Deno.test("scriptedTurn(): the turns before learnFrom are the teacher's, the rest (and every turn without learnFrom) the policy's", () => {
+  assert.deepEqual([0, 1, 2, 3].map((k) => scriptedTurn({ learnFrom: 2 }, k)), [true, true, false, false]);
+  assert.deepEqual([0, 1].map((k) => scriptedTurn({ learnFrom: 0 }, k)), [false, false]);
+  assert.deepEqual([0, 1].map((k) => scriptedTurn({}, k)), [false, false]);
 });
