@@ -387,7 +387,7 @@ export {
   type UpdateModels,
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
-export { drawQuestions, mempoOptions, rlStep, type RlStepContext } from "./lib/train/rl_trainer.ts";
+export { drawQuestions, mempoOptions, rlStep, type RlStepContext, worldPools } from "./lib/train/rl_trainer.ts";
 export {
   episodeMetrics,
   equalGroupMetrics,

@@ -311,7 +311,7 @@ export const RL_CONFIG_SCHEMA = section({
   }),
   joinShare: inRange(0, 1).optional().meta({
     description: "GRPO / MemPO with data.questionOnce: the share of RL questions joined with objectives of other " +
-      "training questions (1 to rl.joinMax more, no name shared; as sft.joinShare), whose first turn (the " +
+      "training questions of their world (1 to rl.joinMax more, no name shared; as sft.joinShare), whose first turn (the " +
       "extraction of the joined question's open objectives) the scripted teacher writes and RL does not learn: the " +
       "policy then carries memories of more open objectives than any training question asks without reading a " +
       "question of that many. The reward is the joined task's (every objective right). MemPO's P_full for a " +
@@ -853,11 +853,6 @@ export function validateConfig(c: unknown): ExperimentConfig {
       fail(
         `rl.joinShare > 0 needs data.questionOnce (no learned turn may read the joined question, longer than ` +
           `training's); ${why}, data.questionOnce ${config.data.questionOnce}`,
-      );
-    }
-    if ((config.rl.worlds ?? "main") !== "main") {
-      fail(
-        `rl.joinShare > 0 needs rl.worlds "main" (the joined objectives are the main world's); ${why}, rl.worlds "${config.rl.worlds}"`,
       );
     }
     // a joined task has up to joinMax + the longest training question's objectives, each a search at least, and the

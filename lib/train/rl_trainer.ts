@@ -9,7 +9,8 @@ import type { LoadedData } from "../data/build.ts";
 import type { Model } from "../model/params.ts";
 import { type AgentPolicy, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
-import { objectivePool } from "../env/questions.ts";
+import { objectivePool, type SubQuestion } from "../env/questions.ts";
+import type { SearchIndex } from "../env/search.ts";
 import { teacherFirst } from "../env/teacher_first.ts";
 import { grpoAdvantages } from "../advantage/grpo.ts";
 import type { AdamW } from "../optim/adamw.ts";
@@ -139,6 +140,36 @@ export function drawQuestions(
 }
 
 /**
+ * Each world's training objectives, keyed by the search index its tasks
+ * carry (`undefined`: the main world's; `drawQuestions` gives an auxiliary
+ * world's tasks their world's index): the pools `rl.joinShare` joins a
+ * question's objectives from, so a joined task stays in its world.
+ *
+ * Source: this package.
+ *
+ * @param data The loaded data.
+ * @returns Search index (or `undefined`) → that world's objectives.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { worldPools } from "./rl_trainer.ts";
+ *
+ * const q = (subject: string) => ({ subQuestions: [{ subject }] });
+ * const search = {};
+ * const pools = worldPools({ train: [q("zorbex"), q("vunom")], aux: [{ train: [q("kata")], search }] } as never);
+ * assert.deepEqual(pools.get(undefined)!.map((o) => o.subject), ["zorbex", "vunom"]);
+ * assert.deepEqual(pools.get(search)!.map((o) => o.subject), ["kata"]);
+ * ```
+ */
+export function worldPools(data: LoadedData): Map<SearchIndex | undefined, SubQuestion[]> {
+  return new Map<SearchIndex | undefined, SubQuestion[]>([
+    [undefined, objectivePool(data.train)],
+    ...data.aux.map((a) => [a.search, objectivePool(a.train)] as const),
+  ]);
+}
+
+/**
  * One RL step.
  *
  * ```text
@@ -181,14 +212,15 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
         `current values are data.questionOnce ${data.questionOnce}, algorithm "${algorithm}"`,
     );
   }
-  // rl.joinShare: a share of the questions joined with other training objectives (each group shares its task); the
-  // teacher writes a joined task's first turn, the policy carries its open objectives from the second
-  const pool = joinShare > 0 ? objectivePool(data.train) : [];
+  // rl.joinShare: a share of the questions joined with other training objectives of the question's world (each group
+  // shares its task); the teacher writes a joined task's first turn, the policy carries its open objectives from the
+  // second
+  const pools = joinShare > 0 ? worldPools(data) : new Map();
   const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
   const tasks = drawQuestions(data, config.questionsPerStep, config.worlds, rng)
     .map((t) => {
       if (joinShare === 0) return t;
-      const joined = joinFromPool(t, pool, join, hashSeed(seed, 0x701, step));
+      const joined = joinFromPool(t, pools.get(t.search)!, join, hashSeed(seed, 0x701, step));
       return joined === t ? t : { ...joined, learnFrom: 1 };
     })
     .flatMap((t) => Array.from({ length: config.groupSize }, () => t));

@@ -5,7 +5,8 @@ import { modelPreset } from "../../lib/model/config.ts";
 import { copyModel, createModel, trainableVariables } from "../../lib/model/params.ts";
 import { createAdamW } from "../../lib/optim/adamw.ts";
 import { resolveConfig } from "../../lib/config/experiment.ts";
-import { drawQuestions, mempoOptions, rlStep } from "../../lib/train/rl_trainer.ts";
+import { drawQuestions, mempoOptions, rlStep, worldPools } from "../../lib/train/rl_trainer.ts";
+import { objectivePool } from "../../lib/env/questions.ts";
 import { createTeacher } from "../../lib/env/teacher.ts";
 import type { AgentPolicy, TurnRequest } from "../../lib/env/rollout.ts";
 import { createRng, hashSeed } from "../../lib/random.ts";
@@ -128,6 +129,60 @@ Deno.test("drawQuestions(): 'main' keeps the main world's draw; 'all' draws ever
   const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr });
   const row = await rlStep({ algorithm: "mempo", policy, optimizer, reference, data: d, config, seed: 3 }, 0);
   assert.ok(Number.isFinite(row["rollout/reward_mean"] as number));
+  for (const m of [policy, reference]) m.dispose();
+  optimizer.dispose();
+});
+
+Deno.test("rlStep with rl.joinShare on every world: a joined task's objectives are all of its own world, searched there", async () => {
+  const auxDir = await Deno.makeTempDir();
+  await buildData(auxDir, 14, {
+    trainCount: 12,
+    testCount: 1,
+    auxWorlds: 2,
+    auxObjectives: [1, 2],
+    questionOnce: true,
+    sizes: { distractors: 0 },
+  });
+  const d = await loadData(auxDir);
+  const pools = worldPools(d);
+  assert.deepEqual([...pools.keys()], [undefined, d.aux[0]!.search, d.aux[1]!.search]);
+  assert.deepEqual(pools.get(d.aux[1]!.search), objectivePool(d.aux[1]!.train));
+  const config = {
+    ...resolveConfig("quick", {
+      data: { questionOnce: true },
+      rl: {
+        questionsPerStep: 16,
+        groupSize: 1,
+        maxTurnTokens: 16,
+        maxTurns: 16,
+        joinShare: 1,
+        joinMax: 2,
+        worlds: "all",
+      },
+    }).rl,
+    maxTurns: 1, // the teacher's turn only: the test reads the tasks, not the answers
+  };
+  const policy = createModel(modelPreset("tiny", d.tokenizer.size), { seed: 1 });
+  const reference = copyModel(policy);
+  const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr });
+  const tasks: TurnRequest["episode"]["task"][] = [];
+  const scripted = createTeacher(d.tokenizer, { dropProbability: 0, seed: 0 });
+  const teacher: AgentPolicy = {
+    nextTurns: (requests, options) => {
+      tasks.push(...requests.map((r) => r.episode.task));
+      return scripted.nextTurns(requests, options);
+    },
+  };
+  await rlStep({ algorithm: "grpo", policy, optimizer, reference, data: d, config, seed: 3, teacher }, 0);
+  // every question is joined (share 1): the teacher writes each one's first turn
+  assert.equal(tasks.length, 16);
+  assert.ok(tasks.some((t) => t.search !== undefined) && tasks.some((t) => t.search === undefined), "both kinds drawn");
+  const key = (q: { subject: string; answer: string }) => `${q.subject} ${q.answer}`;
+  for (const t of tasks) {
+    const own = new Set(pools.get(t.search)!.map(key));
+    assert.ok(t.subQuestions!.length >= 2, "joined");
+    assert.ok(t.subQuestions!.every((q) => own.has(key(q))), `every objective of "${t.question}" is of its world`);
+  }
   for (const m of [policy, reference]) m.dispose();
   optimizer.dispose();
 });
