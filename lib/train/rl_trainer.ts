@@ -156,7 +156,7 @@ export function drawQuestions(
  * import { worldPools } from "./rl_trainer.ts";
  *
  * const q = (subject: string) => ({ subQuestions: [{ subject }] });
- * const search = {};
+ * const search = {} as never;
  * const pools = worldPools({ train: [q("zorbex"), q("vunom")], aux: [{ train: [q("kata")], search }] } as never);
  * assert.deepEqual(pools.get(undefined)!.map((o) => o.subject), ["zorbex", "vunom"]);
  * assert.deepEqual(pools.get(search)!.map((o) => o.subject), ["kata"]);
