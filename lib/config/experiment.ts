@@ -855,16 +855,22 @@ export function validateConfig(c: unknown): ExperimentConfig {
           `training's); ${why}, data.questionOnce ${config.data.questionOnce}`,
       );
     }
-    // a joined task has up to joinMax + the longest training question's objectives, each a search at least, and the
-    // answer: with fewer turns the largest joins cannot end, their groups all 0 (GRPO's advantage 0, rollouts wasted)
-    const longest = Math.max(...[config.data.trainObjectives ?? 2].flat()); // unset: 2
+    // a joined task has up to joinMax + the longest training question's objectives (of every world RL draws from),
+    // each a search at least, and the answer: with fewer turns the largest joins cannot end, their groups all 0
+    // (GRPO's advantage 0, rollouts wasted)
+    const aux = config.rl.worlds === "all" && (config.data.auxWorlds ?? 0) > 0;
+    const longest = Math.max(
+      ...[config.data.trainObjectives ?? 2].flat(), // unset: 2
+      ...(aux ? [config.data.auxObjectives ?? config.data.trainObjectives ?? 2].flat() : []),
+    );
     const joinMax = config.rl.joinMax ?? DEFAULT_JOIN_MAX;
     if (config.rl.maxTurns < joinMax + longest + 1) {
       fail(
         `rl.joinShare > 0 needs rl.maxTurns ≥ rl.joinMax + the most objectives of a training question + 1 (a search ` +
           `per objective and the answer): ${joinMax} + ${longest} + 1 = ${joinMax + longest + 1}; ${why}, ` +
           `rl.maxTurns ${config.rl.maxTurns}, rl.joinMax ${config.rl.joinMax ?? `unset (${DEFAULT_JOIN_MAX})`}, ` +
-          `data.trainObjectives ${JSON.stringify(config.data.trainObjectives)}`,
+          `data.trainObjectives ${JSON.stringify(config.data.trainObjectives)}` +
+          (aux ? `, rl.worlds "all", data.auxObjectives ${JSON.stringify(config.data.auxObjectives)}` : ""),
       );
     }
     if (config.rl.algorithms.includes("ppo")) {

@@ -295,7 +295,7 @@ Deno.test("resolveConfig(): sft.horizons ascend below sft.steps; sft.drillFrom n
   );
 });
 
-Deno.test("resolveConfig(): rl.joinShare needs the question once, the main world, turns for its joins and no PPO", () => {
+Deno.test("resolveConfig(): rl.joinShare needs the question once, turns for its joins (every world's questions with rl.worlds all) and no PPO", () => {
   const qo = {
     data: { questionOnce: true },
     rl: { algorithms: ["mempo", "grpo"] as ("mempo" | "grpo")[], joinShare: 0.5, joinMax: 5 },
@@ -314,9 +314,11 @@ Deno.test("resolveConfig(): rl.joinShare needs the question once, the main world
     () => resolveConfig("default", { rl: { joinShare: 0.5 } }),
     /Invalid config: rl\.joinShare > 0 needs data\.questionOnce .*current values are rl\.joinShare 0\.5, data\.questionOnce undefined$/,
   );
+  // on every world (each question joined within its world) the longest question is the auxiliary worlds' too
+  assert.equal(resolveConfig("default", { ...qo, rl: { ...qo.rl, worlds: "all", joinMax: 3 } }).rl.worlds, "all");
   assert.throws(
     () => resolveConfig("default", { ...qo, rl: { ...qo.rl, worlds: "all" } }),
-    /rl\.joinShare > 0 needs rl\.worlds "main" .*rl\.worlds "all"$/,
+    /5 \+ 4 \+ 1 = 10; .*data\.trainObjectives \[1,2\], rl\.worlds "all", data\.auxObjectives \[1,2,3,4\]$/,
   );
   assert.throws(
     () => resolveConfig("default", { ...qo, rl: { ...qo.rl, algorithms: ["ppo"] } }),
