@@ -128,10 +128,7 @@ export function drawQuestions(
   if (worlds === "main") {
     return tasksFromRecords(Array.from({ length: count }, () => data.train[rng.int(data.train.length)]!));
   }
-  const pools = [
-    { records: data.train, search: undefined },
-    ...data.aux.map((a) => ({ records: a.train, search: a.search })),
-  ];
+  const pools = trainingWorlds(data);
   return Array.from({ length: count }, (_, i) => {
     const pool = pools[rng.int(pools.length)]!;
     const [task] = tasksFromRecords([pool.records[rng.int(pool.records.length)]!], i);
@@ -163,10 +160,16 @@ export function drawQuestions(
  * ```
  */
 export function worldPools(data: LoadedData): Map<SearchIndex | undefined, SubQuestion[]> {
-  return new Map<SearchIndex | undefined, SubQuestion[]>([
-    [undefined, objectivePool(data.train)],
-    ...data.aux.map((a) => [a.search, objectivePool(a.train)] as const),
-  ]);
+  return new Map(trainingWorlds(data).map((w) => [w.search, objectivePool(w.records)]));
+}
+
+// every world's training questions with the search index its tasks carry (undefined: the main world's): what
+// drawQuestions draws from and worldPools keys by
+function trainingWorlds(data: LoadedData): { records: LoadedData["train"]; search: SearchIndex | undefined }[] {
+  return [
+    { records: data.train, search: undefined },
+    ...data.aux.map((a) => ({ records: a.train, search: a.search })),
+  ];
 }
 
 /**
@@ -215,12 +218,12 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   // rl.joinShare: a share of the questions joined with other training objectives of the question's world (each group
   // shares its task); the teacher writes a joined task's first turn, the policy carries its open objectives from the
   // second
-  const pools = joinShare > 0 ? worldPools(data) : new Map();
+  const pools = joinShare > 0 ? worldPools(data) : undefined;
   const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
   const tasks = drawQuestions(data, config.questionsPerStep, config.worlds, rng)
     .map((t) => {
       if (joinShare === 0) return t;
-      const joined = joinFromPool(t, pools.get(t.search)!, join, hashSeed(seed, 0x701, step));
+      const joined = joinFromPool(t, pools!.get(t.search)!, join, hashSeed(seed, 0x701, step));
       return joined === t ? t : { ...joined, learnFrom: 1 };
     })
     .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
