@@ -20,6 +20,8 @@ export interface ExportReadmeInfo {
   counts: { train: number; tests: Record<string, number>; documents: number };
   /** The memory context shows the question before the first turn only (`data.questionOnce`). @default false */
   questionOnce?: boolean;
+  /** Share of the RL questions this run joined into longer tasks (`rl.joinShare`). @default 0 */
+  joinShare?: number;
 }
 
 /**
@@ -40,6 +42,8 @@ export interface ExportReadmeInfo {
  * assert.match(md, /bash config\/run\.sh mempo/);
  * assert.doesNotMatch(md, /questionOnce/);
  * assert.match(exportReadme({ verlVersion: "0.7.0", source: "runs/x", algorithms: [], counts: { train: 3, tests: {}, documents: 5 }, questionOnce: true }), /no question, as MEM1/);
+ * assert.doesNotMatch(md, /joined/);
+ * assert.match(exportReadme({ verlVersion: "0.7.0", source: "runs/x", algorithms: [], counts: { train: 3, tests: {}, documents: 5 }, joinShare: 0.5 }), /RL joined 50 % of its questions/);
  * ```
  */
 export function exportReadme(info: ExportReadmeInfo): string {
@@ -131,7 +135,18 @@ cannot be run here, and the parts are:
 
 Until then, \`config/mempo.overrides\` runs only with such a loop (the estimator says what is missing); the
 \`grpo\` overrides run now, with the full context.
-
+${
+    (info.joinShare ?? 0) > 0
+      ? `
+**This run's RL joined ${
+        Math.round(info.joinShare! * 100)
+      } % of its questions into longer tasks** (\`rl.joinShare\`): a training question
+with other training questions' objectives, whose first turn (the open list) the scripted teacher wrote and which
+got no loss. \`data/train.parquet\` holds the questions unjoined, and verl's agent loop has no scripted first turn,
+so RL here sees the unjoined questions, as the package's \`rl.joinShare\` 0 does.
+`
+      : ""
+  }
 ## Checked equal to mempo-lab (its test suite, tests/export/)
 
 - \`compute_score\` = the package's outcome reward (same verdict, score, EM and F1 per objective) on every case of

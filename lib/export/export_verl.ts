@@ -281,6 +281,8 @@ async function buildExport(
       algorithms,
       counts: { train: data.trainCount, tests: data.testCounts, documents: data.documents },
       ...(config.data.questionOnce ? { questionOnce: true } : {}),
+      // a run's RL only: a data directory alone was trained by nothing
+      ...(run !== undefined && (config.rl.joinShare ?? 0) > 0 ? { joinShare: config.rl.joinShare } : {}),
     }),
   );
   files.push("README.md");

@@ -365,7 +365,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           optimizer,
           sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: config.seed }),
           // the cosine runs to the horizon (default: the warm-up's last step), the warm-up stops at pretrainSteps
-          config: { ...config.sft, steps: config.sft.pretrainHorizon ?? pretrainSteps, batchSize: 32, horizons: [] },
+          config: {
+            ...config.sft,
+            steps: config.sft.pretrainHorizon ?? pretrainSteps,
+            batchSize: config.sft.pretrainBatchSize ?? 32,
+            horizons: [],
+          },
           endStep: pretrainSteps,
           seed: config.seed + 17,
           padId: data.tokenizer.padId,

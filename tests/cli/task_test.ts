@@ -150,7 +150,12 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   // [task, args, exit code, message, environment]
   ["tools/train.ts", ["--bogus"], 2, /^error: Unknown option '--bogus'\nusage: deno task train \[flags\]/],
   ["tools/train.ts", ["--seed=-1"], 2, /--seed must be an integer ≥ 0, current value is "-1"/],
-  ["tools/train.ts", ["--preset", "huge"], 2, /--preset must be one of default, quick, paper, current value is "huge"/],
+  [
+    "tools/train.ts",
+    ["--preset", "huge"],
+    2,
+    /--preset must be one of default, quick, paper, short, current value is "huge"/,
+  ],
   [
     "tools/train.ts",
     ["--algo", "dpo"],
@@ -331,7 +336,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
       /\n {2}--out DIR +/,
       /\n {2}--checkpoint NAME +.*\(one of sft, ppo, grpo, mempo; default: sft/,
       /\n {2}--data DIR +.*\(default: the run's dataDir\)\n/,
-      /\n {2}--preset NAME +.*\(one of default, quick, paper; default: default\)\n/,
+      /\n {2}--preset NAME +.*\(one of default, quick, paper, short; default: default\)\n/,
     ]],
     ["tools/serve_search.ts", [
       /\n {2}--host HOST +.*\(default: 127\.0\.0\.1\)\n/,

@@ -36,6 +36,10 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   assert.throws(() => resolveConfig("quick", { rl: { lr: -0.1 } }), /rl.lr must be > 0, current value is -0.1/);
   assert.throws(() => resolveConfig("quick", { rl: { groupSize: 0 } }), /rl.groupSize must be an integer ≥ 1/);
   assert.throws(
+    () => resolveConfig("quick", { sft: { pretrainBatchSize: 0 } }),
+    /sft.pretrainBatchSize must be an integer ≥ 1, current value is 0/,
+  );
+  assert.throws(
     () => resolveConfig("quick", { rl: { algorithms: ["dpo" as "ppo"] } }),
     /rl.algorithms\[0\] must be one of ppo, grpo, mempo/,
   );
@@ -249,12 +253,12 @@ Deno.test("validateConfig(): what needs the questions' markers is refused withou
   ];
   for (const [overrides, message] of cases) {
     assert.throws(
-      () => resolveConfig("default", overrides),
+      () => resolveConfig("short", overrides),
       (e: Error) => e instanceof UsageError && message.test(e.message),
     );
     // with markers each is a valid experiment
     const marked = mergeSections(overrides as Record<string, unknown>, { data: { ...overrides!.data, markers: true } });
-    assert.doesNotThrow(() => resolveConfig("default", marked as never));
+    assert.doesNotThrow(() => resolveConfig("short", marked as never));
   }
   // unset markers are markers (the questions' default): nothing refused
   const { markers: _, ...data } = PRESETS.quick.data;
@@ -270,27 +274,27 @@ Deno.test("resolveConfig(): sft.horizons ascend below sft.steps; sft.drillFrom n
   assert.deepEqual(paper.sft.horizons, [1300, 1950, 2600, 3900]);
   assert.equal(paper.sft.drillFrom, 3900);
   assert.throws(
-    () => resolveConfig("default", { sft: { horizons: [300, 200] } }),
+    () => resolveConfig("short", { sft: { horizons: [300, 200] } }),
     /Invalid config: sft\.horizons must ascend, each below sft\.steps \(650\); current value is \[300,200\]$/,
   );
   assert.throws(
-    () => resolveConfig("default", { sft: { horizons: [650] } }),
+    () => resolveConfig("short", { sft: { horizons: [650] } }),
     /sft\.horizons must ascend, each below sft\.steps \(650\); current value is \[650\]$/,
   );
   assert.throws(
-    () => resolveConfig("default", { sft: { horizons: [0] } }),
+    () => resolveConfig("short", { sft: { horizons: [0] } }),
     /sft\.horizons\[0\] must be an integer ≥ 1, current value is 0$/,
   );
   assert.throws(
-    () => resolveConfig("default", { sft: { drillFrom: 100 } }),
+    () => resolveConfig("short", { sft: { drillFrom: 100 } }),
     /Invalid config: sft\.drillFrom needs sft\.drillMix > 0 .*current values are sft\.drillFrom 100, sft\.drillMix undefined$/,
   );
   assert.throws(
-    () => resolveConfig("default", { sft: { drillMix: 1, drillFrom: 650 } }),
+    () => resolveConfig("short", { sft: { drillMix: 1, drillFrom: 650 } }),
     /Invalid config: sft\.drillFrom must be < sft\.steps \(650\), current value is 650$/,
   );
   assert.equal(
-    resolveConfig("default", { sft: { drillMix: 1, drillFrom: 649, horizons: [1, 648] } }).sft.drillFrom,
+    resolveConfig("short", { sft: { drillMix: 1, drillFrom: 649, horizons: [1, 648] } }).sft.drillFrom,
     649,
   );
 });
@@ -300,40 +304,40 @@ Deno.test("resolveConfig(): rl.joinShare needs the question once, turns for its 
     data: { questionOnce: true },
     rl: { algorithms: ["mempo", "grpo"] as ("mempo" | "grpo")[], joinShare: 0.5, joinMax: 5 },
   };
-  assert.equal(resolveConfig("default", qo).rl.joinShare, 0.5); // 5 + 2 + 1 = the default 8 turns
+  assert.equal(resolveConfig("short", qo).rl.joinShare, 0.5); // 5 + 2 + 1 = the default 8 turns
   assert.throws(
-    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, joinMax: 6 } }),
+    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, joinMax: 6 } }),
     /rl\.joinShare > 0 needs rl\.maxTurns ≥ rl\.joinMax \+ the most objectives of a training question \+ 1 .*6 \+ 2 \+ 1 = 9; current values are rl\.joinShare 0\.5, rl\.maxTurns 8, rl\.joinMax 6, data\.trainObjectives \[1,2\]$/,
   );
   assert.throws( // the default joinMax (7) does not fit the default 8 turns either
-    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, joinMax: undefined } }),
+    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, joinMax: undefined } }),
     /= 10; .*rl\.joinMax unset \(7\)/,
   );
-  assert.equal(resolveConfig("default", { ...qo, rl: { ...qo.rl, joinMax: undefined, maxTurns: 10 } }).rl.maxTurns, 10);
+  assert.equal(resolveConfig("short", { ...qo, rl: { ...qo.rl, joinMax: undefined, maxTurns: 10 } }).rl.maxTurns, 10);
   assert.throws(
-    () => resolveConfig("default", { rl: { joinShare: 0.5 } }),
+    () => resolveConfig("short", { rl: { joinShare: 0.5 } }),
     /Invalid config: rl\.joinShare > 0 needs data\.questionOnce .*current values are rl\.joinShare 0\.5, data\.questionOnce undefined$/,
   );
   // on every world (each question joined within its world) the longest question is the auxiliary worlds' too
-  assert.equal(resolveConfig("default", { ...qo, rl: { ...qo.rl, worlds: "all", joinMax: 3 } }).rl.worlds, "all");
+  assert.equal(resolveConfig("short", { ...qo, rl: { ...qo.rl, worlds: "all", joinMax: 3 } }).rl.worlds, "all");
   assert.throws(
-    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, worlds: "all" } }),
+    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, worlds: "all" } }),
     /5 \+ 4 \+ 1 = 10; .*data\.trainObjectives \[1,2\], rl\.worlds "all", data\.auxObjectives \[1,2,3,4\]$/,
   );
   assert.throws(
-    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, algorithms: ["ppo"] } }),
+    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, algorithms: ["ppo"] } }),
     /rl\.joinShare > 0 needs rl\.algorithms without ppo .*rl\.algorithms \["ppo"\]$/,
   );
   assert.throws(
-    () => resolveConfig("default", { ...qo, rl: { ...qo.rl, joinMax: 0 } }),
+    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, joinMax: 0 } }),
     /rl\.joinMax must be an integer ≥ 1/,
   );
 });
 
 Deno.test("resolveConfig(): sft.pretrainHorizon is at least the warm-up's steps", () => {
-  assert.equal(resolveConfig("default", { sft: { pretrainHorizon: 750 } }).sft.pretrainHorizon, 750);
+  assert.equal(resolveConfig("short", { sft: { pretrainHorizon: 750 } }).sft.pretrainHorizon, 750);
   assert.throws(
-    () => resolveConfig("default", { sft: { pretrainSteps: 550, pretrainHorizon: 500 } }),
+    () => resolveConfig("short", { sft: { pretrainSteps: 550, pretrainHorizon: 500 } }),
     /Invalid config: sft\.pretrainHorizon must be ≥ sft\.pretrainSteps \(550\), current value is 500$/,
   );
 });
@@ -341,25 +345,25 @@ Deno.test("resolveConfig(): sft.pretrainHorizon is at least the warm-up's steps"
 Deno.test("validateConfig(): memory drills only with a state memory, whose list operations they are", () => {
   const slots = { data: { markers: true }, sft: { drillMix: 0.25, teacherMemory: "slots" as const } };
   assert.throws(
-    () => resolveConfig("default", slots),
+    () => resolveConfig("short", slots),
     (e: Error) =>
       e instanceof UsageError &&
       /^Invalid config: sft\.drillMix > 0 needs a state memory .*current values are sft\.drillMix 0\.25, sft\.teacherMemory "slots"$/
         .test(e.message),
   );
   for (const teacherMemory of ["state", "state-relations"] as const) {
-    assert.equal(resolveConfig("default", { sft: { drillMix: 0.25, teacherMemory } }).sft.drillMix, 0.25);
+    assert.equal(resolveConfig("short", { sft: { drillMix: 0.25, teacherMemory } }).sft.drillMix, 0.25);
   }
   // the drills write the open objectives first: not the stack's layout
   assert.throws(
-    () => resolveConfig("default", { sft: { drillMix: 0.25, teacherMemory: "state-stack" } }),
+    () => resolveConfig("short", { sft: { drillMix: 0.25, teacherMemory: "state-stack" } }),
     (e: Error) =>
       e instanceof UsageError &&
       /needs a state memory with the open objectives first .*sft\.drillMix 0\.25, sft\.teacherMemory "state-stack"$/
         .test(e.message),
   );
   assert.equal(
-    resolveConfig("default", { ...slots, sft: { ...slots.sft, drillMix: 0 } }).sft.drillMix,
+    resolveConfig("short", { ...slots, sft: { ...slots.sft, drillMix: 0 } }).sft.drillMix,
     0,
     "no drills: any format",
   );
@@ -443,62 +447,62 @@ Deno.test("worldSizes(), testSubjectCount(): the sizes validateConfig checks a t
 
 Deno.test("validateConfig(): sft.carryIndex needs the carry drill and questions with a subject index, and sftDemoOptions passes it on", () => {
   const chain = { teacherMemory: "state-chain-bare" as const, carryShare: 0.5, carryIndex: true };
-  const config = resolveConfig("default", { data: { distinctAnswers: true, subjectIndex: true }, sft: chain });
+  const config = resolveConfig("short", { data: { distinctAnswers: true, subjectIndex: true }, sft: chain });
   assert.deepEqual(sftDemoOptions(config, 2048).carry, { share: 0.5, max: DEFAULT_CARRY_MAX, index: true });
   assert.deepEqual(
     sftDemoOptions(
-      resolveConfig("default", { data: { subjectIndex: true }, sft: { ...chain, carryIndex: false } }),
+      resolveConfig("short", { data: { subjectIndex: true }, sft: { ...chain, carryIndex: false } }),
       2048,
     )
       .carry,
     { share: 0.5, max: DEFAULT_CARRY_MAX },
   );
   assert.throws(
-    () => resolveConfig("default", { sft: chain }),
+    () => resolveConfig("short", { sft: chain }),
     (e: Error) =>
       e instanceof UsageError &&
       /^Invalid config: sft\.carryIndex needs sft\.carryShare > 0 and data\.subjectIndex .*current values are sft\.carryShare 0\.5, data\.subjectIndex undefined$/
         .test(e.message),
   );
   assert.throws(
-    () => resolveConfig("default", { data: { subjectIndex: true }, sft: { ...chain, carryShare: 0 } }),
+    () => resolveConfig("short", { data: { subjectIndex: true }, sft: { ...chain, carryShare: 0 } }),
     /current values are sft\.carryShare 0, data\.subjectIndex true$/,
   );
 });
 
 Deno.test("validateConfig(): data.questionOnce needs a memory that carries the open objectives, sft.joinShare needs data.questionOnce, and sftDemoOptions passes the join on", () => {
-  const config = resolveConfig("default", { data: { questionOnce: true }, sft: { joinShare: 0.5 } });
+  const config = resolveConfig("short", { data: { questionOnce: true }, sft: { joinShare: 0.5 } });
   assert.deepEqual(sftDemoOptions(config, 2048).join, { share: 0.5, max: DEFAULT_JOIN_MAX });
   assert.deepEqual(
     sftDemoOptions(
-      resolveConfig("default", { data: { questionOnce: true }, sft: { joinShare: 0.5, joinMax: 3 } }),
+      resolveConfig("short", { data: { questionOnce: true }, sft: { joinShare: 0.5, joinMax: 3 } }),
       2048,
     )
       .join,
     { share: 0.5, max: 3 },
   );
-  assert.equal(sftDemoOptions(resolveConfig("default", { data: { questionOnce: true } }), 2048).join, undefined);
+  assert.equal(sftDemoOptions(resolveConfig("short", { data: { questionOnce: true } }), 2048).join, undefined);
   // the bare list carries the relations as well: accepted, with the drills too
-  const bare = resolveConfig("default", {
+  const bare = resolveConfig("short", {
     data: { questionOnce: true },
     sft: { teacherMemory: "state-relations-bare", joinShare: 0.5, drillMix: 1, drillKinds: ["extract"] },
   });
   assert.equal(sftDemoOptions(bare, 2048).memory, "state-relations-bare");
   assert.throws(
-    () => resolveConfig("default", { data: { questionOnce: true }, sft: { teacherMemory: "state-chain-bare" } }),
+    () => resolveConfig("short", { data: { questionOnce: true }, sft: { teacherMemory: "state-chain-bare" } }),
     (e: Error) =>
       e instanceof UsageError &&
       /^Invalid config: data\.questionOnce needs .*current value is sft\.teacherMemory "state-chain-bare"$/.test(
         e.message,
       ),
   );
-  assert.deepEqual(resolveConfig("default", { sft: { drillMix: 0.1, drillKinds: ["extract"] } }).sft.drillKinds, [
+  assert.deepEqual(resolveConfig("short", { sft: { drillMix: 0.1, drillKinds: ["extract"] } }).sft.drillKinds, [
     "extract",
   ]);
-  assert.throws(() => resolveConfig("default", { sft: { drillKinds: [] } }), /sft\.drillKinds.*must not be empty/);
-  assert.throws(() => resolveConfig("default", { sft: { drillKinds: ["copy"] } as never }), /sft\.drillKinds/);
+  assert.throws(() => resolveConfig("short", { sft: { drillKinds: [] } }), /sft\.drillKinds.*must not be empty/);
+  assert.throws(() => resolveConfig("short", { sft: { drillKinds: ["copy"] } as never }), /sft\.drillKinds/);
   assert.throws(
-    () => resolveConfig("default", { sft: { joinShare: 0.5 } }),
+    () => resolveConfig("short", { sft: { joinShare: 0.5 } }),
     /Invalid config: sft\.joinShare > 0 needs data\.questionOnce .*current values are sft\.joinShare 0\.5, data\.questionOnce undefined$/,
   );
 });

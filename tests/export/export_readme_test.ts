@@ -33,3 +33,11 @@ Deno.test("exportReadme() names the verl version, what to run, and the three par
     /no `model\/`: this export was made from a data directory alone/,
   );
 });
+
+Deno.test("exportReadme() says when the run's RL joined questions, which verl's loop does not", () => {
+  assert.doesNotMatch(exportReadme(INFO), /joined/);
+  assert.doesNotMatch(exportReadme({ ...INFO, joinShare: 0 }), /joined/);
+  const md = exportReadme({ ...INFO, joinShare: 0.25 });
+  assert.match(md, /\*\*This run's RL joined 25 % of its questions into longer tasks\*\* \(`rl\.joinShare`\)/);
+  assert.match(md, /RL here sees the unjoined questions/);
+});

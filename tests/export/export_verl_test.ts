@@ -76,6 +76,18 @@ Deno.test("exportVerl() writes the folder from a run: data, model, mempo_verl, c
   assert.deepEqual([manifest.verl_version, manifest.checkpoint, manifest.source], ["0.7.0", "sft", run]);
   assert.deepEqual(JSON.parse(await Deno.readTextFile(`${out}/config/mempo.json`)), mempoJson(config));
   assert.match(await Deno.readTextFile(`${out}/config/mempo.overrides`), /^# verl 0\.7\.0 overrides for mempo/);
+  assert.doesNotMatch(await Deno.readTextFile(`${out}/README.md`), /joined/);
+  // a run whose RL joined questions says so (its train.parquet is the questions unjoined)
+  const joined = {
+    ...config,
+    data: { ...config.data, questionOnce: true },
+    rl: { ...config.rl, joinShare: 0.5, joinMax: 2 },
+  };
+  await Deno.writeTextFile(`${run}/config.json`, JSON.stringify(joined));
+  const outJoined = await Deno.makeTempDir();
+  await exportVerl({ run, out: outJoined });
+  assert.match(await Deno.readTextFile(`${outJoined}/README.md`), /This run's RL joined 50 % of its questions/);
+  await Deno.writeTextFile(`${run}/config.json`, JSON.stringify(config));
   // again into the same export: allowed; into a folder that holds something else: refused, nothing written
   await exportVerl({ run, out });
   const other = await Deno.makeTempDir();
@@ -203,6 +215,8 @@ Deno.test("exportVerl() from a data directory alone: no model, overrides for eve
     await Deno.readTextFile(`${out}/README.md`),
     /no `model\/`: this export was made from a data directory alone/,
   );
+  // the default preset's RL joins questions, but a data directory alone was trained by nothing
+  assert.doesNotMatch(await Deno.readTextFile(`${out}/README.md`), /joined/);
   assert.match(await Deno.readTextFile(`${out}/config/ppo.overrides`), /\nalgorithm\.adv_estimator=gae\n/);
 });
 
