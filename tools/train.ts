@@ -30,7 +30,7 @@ const TASK = {
       value: "NAME",
       defaultText: "default, or the run's with --resume / --from",
       help:
-        "experiment preset (quick: ~90 s, for CI; default: ~30 min on 2 cores; paper: the memory agent against the full-context one at 6 and 8 objectives, ~50 min)",
+        "experiment preset (default: the memory agent against the full-context one at 6 and 8 objectives, ~27 min on 2 cores; quick: ~90 s, for CI; paper: the same at 16 sequences a step, ~50 min; short: the default before commit 5455180, ~13 min)",
     },
     algo: {
       type: "string",
