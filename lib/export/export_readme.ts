@@ -55,6 +55,16 @@ export function exportReadme(info: ExportReadmeInfo): string {
       "(`config.json`, `generation_config.json`, `model.safetensors`, `tokenizer.json`, `tokenizer_config.json` with " +
       "the chat template, `special_tokens_map.json`); `AutoModelForCausalLM`, `AutoTokenizer`, verl and vLLM load it.";
   const runs = info.algorithms.map((a) => `bash config/run.sh ${a}`).join("\n");
+  const joined = (info.joinShare ?? 0) > 0
+    ? `
+**This run's RL joined ${
+      Math.round(info.joinShare! * 100)
+    } % of its questions into longer tasks** (\`rl.joinShare\`): a training question
+with other training questions' objectives, whose first turn (the open list) the scripted teacher wrote and which
+got no loss. \`data/train.parquet\` holds the questions unjoined, and verl's agent loop has no scripted first turn,
+so RL here sees the unjoined questions, as the package's \`rl.joinShare\` 0 does.
+`
+    : "";
   return `# mempo-lab experiment for verl ${v}
 
 Exported from \`${info.source}\` by \`deno task export-verl\`. Written for **verl ${v}** (its published
@@ -135,18 +145,7 @@ cannot be run here, and the parts are:
 
 Until then, \`config/mempo.overrides\` runs only with such a loop (the estimator says what is missing); the
 \`grpo\` overrides run now, with the full context.
-${
-    (info.joinShare ?? 0) > 0
-      ? `
-**This run's RL joined ${
-        Math.round(info.joinShare! * 100)
-      } % of its questions into longer tasks** (\`rl.joinShare\`): a training question
-with other training questions' objectives, whose first turn (the open list) the scripted teacher wrote and which
-got no loss. \`data/train.parquet\` holds the questions unjoined, and verl's agent loop has no scripted first turn,
-so RL here sees the unjoined questions, as the package's \`rl.joinShare\` 0 does.
-`
-      : ""
-  }
+${joined}
 ## Checked equal to mempo-lab (its test suite, tests/export/)
 
 - \`compute_score\` = the package's outcome reward (same verdict, score, EM and F1 per objective) on every case of

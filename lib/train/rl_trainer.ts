@@ -222,8 +222,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
   const tasks = drawQuestions(data, config.questionsPerStep, config.worlds, rng)
     .map((t) => {
-      if (joinShare === 0) return t;
-      const joined = joinFromPool(t, pools!.get(t.search)!, join, hashSeed(seed, 0x701, step));
+      if (pools === undefined) return t;
+      const joined = joinFromPool(t, pools.get(t.search)!, join, hashSeed(seed, 0x701, step));
       return joined === t ? t : { ...joined, learnFrom: 1 };
     })
     .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
