@@ -446,6 +446,13 @@ export {
   trainingContexts,
 } from "./lib/eval/longest_contexts.ts";
 export {
+  RL_SIGNAL_METRICS,
+  rlSignal,
+  rlSignalMarkdown,
+  type RlSignalMetric,
+  type RlSignalRow,
+} from "./lib/eval/rl_signal.ts";
+export {
   type CopyAccuracy,
   copyAccuracy,
   type CopyDiagnostic,

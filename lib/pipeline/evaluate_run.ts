@@ -14,9 +14,10 @@ import { readCheckpointRecord } from "../model/checkpoint.ts";
 import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import type { MetricsRow } from "../train/metrics.ts";
-import { evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
+import { AGENT_NAMES, evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
 import { type EvalWorkers, evalWorkersFor } from "../eval/eval_workers.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
+import { rlSignal, rlSignalMarkdown } from "../eval/rl_signal.ts";
 import {
   equalRewardGroups,
   equalRewardGroupsMarkdown,
@@ -310,6 +311,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
   const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts, split } = files;
   const named = split !== undefined && split !== "test" ? { split } : {};
   const titled = splitTitle(split ?? "test");
+  const signal = rlSignal(metrics, Object.keys(AGENT_NAMES));
   await writeFileAtomic(
     `${outDir}/eval.json`,
     JSON.stringify(
@@ -321,6 +323,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
         unseen: unseen && Object.fromEntries(unseen),
         equalRewardGroups,
         longestContexts,
+        ...(signal.length > 0 ? { rlSignal: signal } : {}),
       },
       null,
       2,
@@ -357,6 +360,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
     ...(longestContexts?.length ? [longestContextsMarkdown(longestContexts), ""] : []),
     ...(equalRewardGroups?.length ? [equalRewardGroupsMarkdown(equalRewardGroups), ""] : []),
+    ...(signal.length > 0 ? [rlSignalMarkdown(signal, AGENT_NAMES), ""] : []),
     ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
     `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
     "",
