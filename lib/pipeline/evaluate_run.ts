@@ -375,6 +375,12 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
         "",
         "![Reward, reference KL and policy loss per RL step](train_curves.svg)",
         "",
+        ...(figures["train_signal.svg"]
+          ? [
+            "![Groups with equal rewards and entropy of the sampled tokens per RL step](train_signal.svg)",
+            "",
+          ]
+          : []),
       ]
       : []),
   ].join("\n");

@@ -6,7 +6,7 @@
  * checkpoints' token ids refer to), `metrics.jsonl` (one line per step),
  * `sft/`, `<algorithm>/` checkpoints, `eval.json`, `eval.md`, and its figures
  * (`runFigures`): `eval_f1.svg`, `eval_tokens.svg`, `train_reward.svg`,
- * `train_curves.svg`.
+ * `train_curves.svg`, `train_signal.svg`.
  *
  * Nothing lost at a kill: each checkpoint is one unit (`saveCheckpoint`:
  * staged, then made current by renames); a metrics row is appended before the

@@ -20,9 +20,12 @@ export const RL_STEP_AXIS = "RL step (count)";
  * - `eval_f1.svg`: F1 vs objectives, per agent and context policy;
  * - `eval_tokens.svg`: total tokens per episode vs objectives;
  * - `train_reward.svg`: the RL outcome reward per step, one line per algorithm;
- * - `train_curves.svg`: reward, reference KL and policy loss per step, one panel each.
+ * - `train_curves.svg`: reward, reference KL and policy loss per step, one panel each;
+ * - `train_signal.svg`: the share of groups with equal rewards and the entropy of the
+ *   sampled tokens per step (what the updates had to work with).
  *
- * The training figures are left out when `metrics` holds no RL step.
+ * The training figures are left out when `metrics` holds no RL step, and
+ * `train_signal.svg` when no RL step logs `grpo/frac_zero_std`.
  *
  * Source: MemPO (arXiv 2603.00680) Figure 1 (performance and tokens vs
  * objectives); verl / TRL step-wise logs (reward, KL, loss).
@@ -39,6 +42,8 @@ export const RL_STEP_AXIS = "RL step (count)";
  * const row = { agent: "MemPO", contextPolicy: "memory", objectives: 1, em: 1, f1: 1, formatValid: 1, reward: 1, totalTokens: 90, peakContext: 60, episodes: 4 } as const;
  * const metrics = [0, 1].map((step) => ({ stage: "mempo", step, "rollout/reward_mean": 0.5, "kl/ref": 0, "loss/policy": 0 }));
  * assert.deepEqual(Object.keys(runFigures([row], metrics)), ["eval_f1.svg", "eval_tokens.svg", "train_reward.svg", "train_curves.svg"]);
+ * const logged = metrics.map((r) => ({ ...r, "grpo/frac_zero_std": 0.5, "policy/entropy": 0.1 }));
+ * assert.ok("train_signal.svg" in runFigures([row], logged));
  * assert.deepEqual(Object.keys(runFigures([row], [])), ["eval_f1.svg", "eval_tokens.svg"]);
  * ```
  */
@@ -57,6 +62,13 @@ export function runFigures(rows: readonly EvalRow[], metrics: readonly MetricsRo
       title: "Training reward per step",
     });
     figures["train_curves.svg"] = trainingFigure(metrics, { ...common, title: "Reward, reference KL and policy loss" });
+    if (metrics.some((r) => stages.includes(String(r.stage)) && typeof r["grpo/frac_zero_std"] === "number")) {
+      figures["train_signal.svg"] = trainingFigure(metrics, {
+        ...common,
+        metrics: ["grpo/frac_zero_std", "policy/entropy"],
+        title: "Groups with equal rewards and entropy of the sampled tokens",
+      });
+    }
   }
   return figures;
 }

@@ -25,6 +25,7 @@ export const TRAINING_METRICS: Readonly<Record<string, { axis: string; domain?: 
   "ppo/approx_kl": { axis: "approx. KL old → new (nats per token)" },
   "ppo/clip_fraction": { axis: "clipped tokens (share, 0–1)", domain: [0, 1] },
   "policy/entropy": { axis: "entropy (nats per token)" },
+  "grpo/frac_zero_std": { axis: "groups with equal rewards (share, 0–1)", domain: [0, 1] },
   "loss/policy": { axis: "policy loss (per token)" },
   "loss/value": { axis: "value loss (per token)" },
   "sft/loss": { axis: "cross-entropy (nats per token)" },

@@ -34,6 +34,7 @@ Deno.test("pipeline (quick): completes and writes config, metrics, checkpoints, 
       "eval_tokens.svg",
       "train_reward.svg",
       "train_curves.svg",
+      "train_signal.svg",
       "sft/config.json",
       "mempo/policy.safetensors",
       "grpo/config.json",
@@ -42,7 +43,9 @@ Deno.test("pipeline (quick): completes and writes config, metrics, checkpoints, 
     assert.ok(await Deno.stat(`${full}/${f}`).then(() => true, () => false), `missing ${f}`);
   }
   const md = await Deno.readTextFile(`${full}/eval.md`);
-  for (const f of ["eval_f1.svg", "eval_tokens.svg", "train_curves.svg"]) assert.ok(md.includes(`](${f})`), f);
+  for (const f of ["eval_f1.svg", "eval_tokens.svg", "train_curves.svg", "train_signal.svg"]) {
+    assert.ok(md.includes(`](${f})`), f);
+  }
   for (
     const agent of [
       "Teacher (full)",
@@ -359,6 +362,7 @@ Deno.test("deno task train (quick): SIGKILL and SIGINT at ten points of RL and o
     "tokenizer.json",
     "train_curves.svg",
     "train_reward.svg",
+    "train_signal.svg",
   ], "no hidden staging, previous or temporary file is left");
   console.log(`interrupt points tried:\n  ${tried.join("\n  ")}`);
 

@@ -53,6 +53,30 @@ Deno.test("runFigures(): eval.md's figures are the library's figures, byte for b
   assert.equal(new Set(Object.values(evalColors)).size, 3);
 });
 
+Deno.test("runFigures(): train_signal.svg draws the equal-reward share and the entropy, only when the RL steps log the share", () => {
+  assert.ok(!("train_signal.svg" in runFigures(rows, metrics)));
+  const logged = metrics.map((r) =>
+    r.stage === "sft" ? r : { ...r, "grpo/frac_zero_std": r.step / 2, "policy/entropy": 0.05 }
+  );
+  const svg = runFigures(rows, logged)["train_signal.svg"]!.svg;
+  assert.equal(
+    svg,
+    trainingFigure(logged, {
+      stages: ["mempo", "ppo"],
+      labels: { ppo: "PPO", grpo: "GRPO", mempo: "MemPO" },
+      xLabel: RL_STEP_AXIS,
+      metrics: ["grpo/frac_zero_std", "policy/entropy"],
+      title: "Groups with equal rewards and entropy of the sampled tokens",
+    }).svg,
+  );
+  assert.equal(svg.match(/data-panel="chart"/g)?.length, 2);
+  assert.ok(svg.includes(">groups with equal rewards (share, 0–1)</text>"));
+  assert.ok(svg.includes(">entropy (nats per token)</text>"));
+  // only an SFT row logs it: no RL step does, no figure
+  const sftOnly = metrics.map((r) => r.stage === "sft" ? { ...r, "grpo/frac_zero_std": 1 } : r);
+  assert.ok(!("train_signal.svg" in runFigures(rows, sftOnly)));
+});
+
 Deno.test("writeEvalFiles(): writes every figure and eval.md shows them; no training figures without RL rows", async () => {
   const dir = await Deno.makeTempDir();
   await writeEvalFiles(dir, { rows, timings: { eval: 1 }, metrics });
