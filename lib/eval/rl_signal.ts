@@ -31,7 +31,7 @@ export interface RlSignalRow {
   steps: number;
   /** First and last step of each quarter. */
   quarters: [number, number][];
-  /** Mean of each metric over each quarter's steps that log it (NaN where none does), by metric. */
+  /** Mean of each metric over each quarter's steps that log it (NaN where none does; `null` in eval.json), by metric. */
   means: Record<RlSignalMetric, number[]>;
 }
 
@@ -47,7 +47,7 @@ export interface RlSignalRow {
  * gradient.
  *
  * @param metrics `metrics.jsonl` rows (any order; rows of other stages ignored).
- * @param stages The RL stages to summarise, in row order.
+ * @param stages The RL stages to summarise, in row order (a repeated one counts once).
  * @returns One row per stage that has rows.
  *
  * @example
@@ -64,7 +64,7 @@ export interface RlSignalRow {
  */
 export function rlSignal(metrics: readonly MetricsRow[], stages: readonly string[]): RlSignalRow[] {
   const out: RlSignalRow[] = [];
-  for (const stage of stages) {
+  for (const stage of new Set(stages)) {
     const rows = metrics.filter((r) => r.stage === stage && typeof r.step === "number")
       .sort((a, b) => Number(a.step) - Number(b.step));
     const n = rows.length;

@@ -267,7 +267,7 @@ export interface EvalFiles {
   diagnostic?: readonly CopyDiagnostic[];
   /** Words of each test set's questions that no training question contains. */
   unseen?: ReadonlyMap<number, readonly string[]>;
-  /** The run's `metrics.jsonl` rows (the training figures; none without RL rows). @default [] */
+  /** The run's `metrics.jsonl` rows (the training figures and the RL updates' signal, `rlSignal`; none without RL rows). @default [] */
   metrics?: readonly MetricsRow[];
   /** The share of equal-reward groups per agent and test set (`equalRewardGroups`). */
   equalRewardGroups?: readonly EqualRewardGroupsRow[];
@@ -279,7 +279,9 @@ export interface EvalFiles {
 
 /**
  * Writes `eval.json`, `eval.md` and the run's figures ({@linkcode runFigures}: F1 and total
- * tokens vs objectives; the training reward, and reward / reference KL / policy loss, per step).
+ * tokens vs objectives; the training reward, reward / reference KL / policy loss, and the
+ * share of equal-reward groups / entropy, per step). From the RL rows of `metrics`, eval.json's
+ * `rlSignal` and eval.md's "What the RL updates had to work with" (`rlSignal`, by quarter).
  *
  * Source: MemPO Figure 1 (performance and tokens vs number of objectives).
  *
@@ -311,7 +313,10 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
   const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts, split } = files;
   const named = split !== undefined && split !== "test" ? { split } : {};
   const titled = splitTitle(split ?? "test");
-  const signal = rlSignal(metrics, Object.keys(AGENT_NAMES));
+  const signal = rlSignal(
+    metrics,
+    [...new Set(metrics.map((r) => String(r.stage)))].filter((s) => s in AGENT_NAMES),
+  );
   await writeFileAtomic(
     `${outDir}/eval.json`,
     JSON.stringify(
@@ -371,7 +376,8 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
         "## Training",
         "",
         "Per RL step and algorithm: the mean outcome reward of the step's episodes (alone in",
-        "[train_reward.svg](train_reward.svg)), the reference KL and the policy loss (`metrics.jsonl`).",
+        "[train_reward.svg](train_reward.svg)), the reference KL and the policy loss (`metrics.jsonl`); below it, where",
+        "logged, the share of groups with equal rewards and the entropy of the sampled tokens.",
         "",
         "![Reward, reference KL and policy loss per RL step](train_curves.svg)",
         "",

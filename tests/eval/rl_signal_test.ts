@@ -49,6 +49,7 @@ Deno.test("rlSignal(): quarters of ⌊q·n/4⌋ steps, each metric's mean over t
   assert.deepEqual(rows[0]!.means.reward, [1, 0]);
   assert.ok(rows[0]!.means.entropy.every(Number.isNaN));
   assert.deepEqual(rlSignal(metrics, ["ppo"]), []);
+  assert.deepEqual(rlSignal(metrics, ["grpo", "grpo"]), [g]); // a repeated stage counts once
 });
 
 Deno.test("rlSignalMarkdown(): one row per stage, the quarters in step order, – where a quarter logs nothing", () => {
