@@ -65,8 +65,16 @@ Deno.test("evaluateRun(): the rows of evaluateAgents, the recorded SFT demonstra
     "unseen",
     "equalRewardGroups",
     "longestContexts",
+    "rlSignal",
   ]);
   assert.deepEqual(json.rows, JSON.parse(JSON.stringify(want)));
+  // the one MemPO row logs none of the summarised metrics: one quarter, every mean null
+  assert.deepEqual(json.rlSignal, [{
+    stage: "mempo",
+    steps: 1,
+    quarters: [[0, 0]],
+    means: { reward: [null], equalShare: [null], entropy: [null], refKl: [null], clipFraction: [null] },
+  }]);
   const longest = Object.fromEntries(
     json.longestContexts.map((r: { agent: string; contextPolicy: string; sftDemos?: number; rlRollouts?: number }) => [
       `${r.agent} ${r.contextPolicy}`,
