@@ -339,6 +339,7 @@ export {
   type DataConfig,
   DEFAULT_CARRY_MAX,
   DEFAULT_JOIN_MAX,
+  DEFAULT_PRETRAIN_BATCH_SIZE,
   DEFAULT_TEACHER_MEMORY,
   DRILL_KINDS,
   type DrillKind,
@@ -395,6 +396,7 @@ export {
   explainedVariance,
   groupShare,
   type MetricsRow,
+  rlStages,
 } from "./lib/train/metrics.ts";
 export { type MetricsLog, parseMetricsRows, readMetricsLog } from "./lib/train/metrics_log.ts";
 export {

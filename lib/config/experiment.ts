@@ -58,6 +58,9 @@ export type DrillKind = typeof DRILL_KINDS[number];
 /** Most objectives joined to a question when `sft.joinShare` (`rl.joinShare`) is set and `sft.joinMax` (`rl.joinMax`) is not. */
 export const DEFAULT_JOIN_MAX = 7;
 
+/** Induction sequences per warm-up step when `sft.pretrainBatchSize` is not set. */
+export const DEFAULT_PRETRAIN_BATCH_SIZE = 32;
+
 /** Most answers an episode carries when `sft.carryShare` is set and `sft.carryMax` is not. */
 export const DEFAULT_CARRY_MAX = 8;
 
@@ -160,7 +163,7 @@ export const SFT_CONFIG_SCHEMA = section({
   }),
   pretrainBatchSize: int(1).optional().meta({
     description: "Induction sequences per warm-up step.",
-    unset: "32",
+    unset: String(DEFAULT_PRETRAIN_BATCH_SIZE),
   }),
   inductionMix: inRange(0, 10).optional().meta({
     description: "Induction sequences added to the SFT pool, as a fraction of the demonstration sequences.",

@@ -13,7 +13,7 @@ import type { Model } from "../model/params.ts";
 import { readCheckpointRecord } from "../model/checkpoint.ts";
 import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
-import type { MetricsRow } from "../train/metrics.ts";
+import { type MetricsRow, rlStages } from "../train/metrics.ts";
 import { AGENT_NAMES, evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
 import { type EvalWorkers, evalWorkersFor } from "../eval/eval_workers.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
@@ -313,10 +313,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
   const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts, split } = files;
   const named = split !== undefined && split !== "test" ? { split } : {};
   const titled = splitTitle(split ?? "test");
-  const signal = rlSignal(
-    metrics,
-    [...new Set(metrics.map((r) => String(r.stage)))].filter((s) => s in AGENT_NAMES),
-  );
+  const signal = rlSignal(metrics, rlStages(metrics));
   await writeFileAtomic(
     `${outDir}/eval.json`,
     JSON.stringify(

@@ -37,7 +37,12 @@ import { writeFileAtomic } from "../atomic_file.ts";
 import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
-import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
+import {
+  type Algorithm,
+  DEFAULT_PRETRAIN_BATCH_SIZE,
+  type ExperimentConfig,
+  teacherMemory,
+} from "../config/experiment.ts";
 import { createTeacher, stateLayout } from "../env/teacher.ts";
 import { gradientWorkersFor } from "../train/gradient_workers.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
@@ -368,7 +373,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           config: {
             ...config.sft,
             steps: config.sft.pretrainHorizon ?? pretrainSteps,
-            batchSize: config.sft.pretrainBatchSize ?? 32,
+            batchSize: config.sft.pretrainBatchSize ?? DEFAULT_PRETRAIN_BATCH_SIZE,
             horizons: [],
           },
           endStep: pretrainSteps,

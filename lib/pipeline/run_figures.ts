@@ -6,7 +6,7 @@
  * @module
  */
 import { AGENT_NAMES, type EvalRow } from "../eval/evaluate.ts";
-import type { MetricsRow } from "../train/metrics.ts";
+import { type MetricsRow, rlStages } from "../train/metrics.ts";
 import type { SvgFigure } from "../viz/display.ts";
 import { evalFigure } from "../viz/eval_figure.ts";
 import { trainingFigure } from "../viz/training_figure.ts";
@@ -52,8 +52,7 @@ export function runFigures(rows: readonly EvalRow[], metrics: readonly MetricsRo
     "eval_f1.svg": evalFigure(rows, "f1"),
     "eval_tokens.svg": evalFigure(rows, "totalTokens"),
   };
-  const algorithms = Object.keys(AGENT_NAMES);
-  const stages = [...new Set(metrics.map((r) => String(r.stage)))].filter((s) => algorithms.includes(s));
+  const stages: string[] = rlStages(metrics);
   if (stages.length > 0) {
     const common = { stages, labels: AGENT_NAMES, xLabel: RL_STEP_AXIS };
     figures["train_reward.svg"] = trainingFigure(metrics, {

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Episode } from "../env/rollout.ts";
+import { type Algorithm, ALGORITHMS } from "../config/experiment.ts";
 
 /**
  * The metric names, slash-namespaced (cleanrl / TRL style). `time/*` are
@@ -31,6 +32,28 @@ import type { Episode } from "../env/rollout.ts";
  * | `time/rollout`, `time/memory_reward`, `time/advantages`, `time/update`, `time/step` | seconds |
  */
 export type MetricsRow = Record<string, number | string>;
+
+/**
+ * The RL stages (algorithms) a metrics log holds, in the order of their first
+ * rows; other stages (`pretrain`, `sft`) are left out.
+ *
+ * Source: the `stage` field this module's rows carry (lib/train/metrics_log.ts).
+ *
+ * @param metrics `metrics.jsonl` rows.
+ * @returns The algorithms with at least one row.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { rlStages } from "./metrics.ts";
+ *
+ * assert.deepEqual(rlStages([{ stage: "sft", step: 0 }, { stage: "mempo", step: 0 }, { stage: "grpo", step: 0 }, { stage: "mempo", step: 1 }]), ["mempo", "grpo"]);
+ * ```
+ */
+export function rlStages(metrics: readonly MetricsRow[]): Algorithm[] {
+  const known: readonly string[] = ALGORITHMS;
+  return [...new Set(metrics.map((r) => String(r.stage)))].filter((s): s is Algorithm => known.includes(s));
+}
 
 /**
  * Explained variance of value predictions: 1 − Var(R − V) / Var(R).

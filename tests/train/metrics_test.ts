@@ -5,6 +5,7 @@ import {
   equalGroupShare,
   explainedVariance,
   groupShare,
+  rlStages,
 } from "../../lib/train/metrics.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 
@@ -78,4 +79,19 @@ Deno.test("equalGroupMetrics(): the share overall and per objective count, again
     m["grpo/frac_zero_std"] as number,
   );
   assert.deepEqual(equalGroupMetrics([]), { "grpo/frac_zero_std": 0 });
+});
+
+Deno.test("rlStages(): the algorithms a log holds, in the order of their first rows; other stages left out", () => {
+  const rows = [
+    { stage: "pretrain", step: 0 },
+    { stage: "sft", step: 0 },
+    { stage: "grpo", step: 0 },
+    { stage: "ppo", step: 0 },
+    { stage: "grpo", step: 1 },
+    { stage: "dpo", step: 0 }, // not an algorithm of the package
+    { stage: "mempo", step: 0 },
+  ];
+  assert.deepEqual(rlStages(rows), ["grpo", "ppo", "mempo"]);
+  assert.deepEqual(rlStages(rows.slice(0, 2)), []);
+  assert.deepEqual(rlStages([]), []);
 });
