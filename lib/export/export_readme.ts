@@ -55,10 +55,11 @@ export function exportReadme(info: ExportReadmeInfo): string {
       "(`config.json`, `generation_config.json`, `model.safetensors`, `tokenizer.json`, `tokenizer_config.json` with " +
       "the chat template, `special_tokens_map.json`); `AutoModelForCausalLM`, `AutoTokenizer`, verl and vLLM load it.";
   const runs = info.algorithms.map((a) => `bash config/run.sh ${a}`).join("\n");
-  const joined = (info.joinShare ?? 0) > 0
+  const joinShare = info.joinShare ?? 0;
+  const joined = joinShare > 0
     ? `
 **This run's RL joined ${
-      Math.round(info.joinShare! * 100)
+      Math.round(joinShare * 100)
     } % of its questions into longer tasks** (\`rl.joinShare\`): a training question
 with other training questions' objectives, whose first turn (the open list) the scripted teacher wrote and which
 got no loss. \`data/train.parquet\` holds the questions unjoined, and verl's agent loop has no scripted first turn,
