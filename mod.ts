@@ -454,6 +454,7 @@ export {
   type RlSignalMetric,
   type RlSignalRow,
 } from "./lib/eval/rl_signal.ts";
+export { tokenCost, tokenCostMarkdown, type TokenCostRow } from "./lib/eval/token_cost.ts";
 export {
   type CopyAccuracy,
   copyAccuracy,

@@ -155,6 +155,14 @@ export interface EvalRow {
   maxPeakContext?: number;
   /** Each question's mean EM over its objectives, in test-set order (`em` is their mean; paired comparisons). */
   questionEm?: number[];
+  /** Each question's total tokens, in test-set order (`totalTokens` is their mean; matched token comparisons). */
+  questionTokens?: number[];
+  /** Each question's peak context, in test-set order (`peakContext` is their mean). */
+  questionPeak?: number[];
+  /** Whether each question's episode ended in a format-valid answer, in test-set order (`formatValid` is their share). */
+  questionValid?: boolean[];
+  /** Each question's turns (the last one ends the episode: an answer, a broken format or the turn limit), in test-set order. */
+  questionTurns?: number[];
   /** Episodes run. */
   episodes: number;
   /** A sample transcript (the first episode's turns). */
@@ -316,6 +324,10 @@ export async function evaluateCell(
     peakContext: mean((e) => e.peakContext),
     maxPeakContext: eps.reduce((a, e) => Math.max(a, e.peakContext), 0),
     questionEm: eps.map((e) => avg(e.score.em)),
+    questionTokens: eps.map((e) => e.totalTokens),
+    questionPeak: eps.map((e) => e.peakContext),
+    questionValid: eps.map((e) => e.formatValid),
+    questionTurns: eps.map((e) => e.turns.length),
     episodes: eps.length,
     sample: eps[0]?.turns.map((t) => t.text),
   };

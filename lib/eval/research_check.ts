@@ -75,8 +75,7 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { AGENT_NAMES, type EvalRow, SFT_AGENT } from "./evaluate.ts";
-import { markdownTable } from "../viz/table.ts";
+ * import type { EvalRow } from "./evaluate.ts";
  * import { researchCheck } from "./research_check.ts";
  *
  * const r = (agent: string, contextPolicy: "full" | "memory", objectives: number, em: number) =>

@@ -18,6 +18,7 @@ import { AGENT_NAMES, evalMarkdown, type EvalRow, evaluateAgents, runAgents } fr
 import { type EvalWorkers, evalWorkersFor } from "../eval/eval_workers.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import { rlSignal, rlSignalMarkdown } from "../eval/rl_signal.ts";
+import { tokenCost, tokenCostMarkdown } from "../eval/token_cost.ts";
 import {
   equalRewardGroups,
   equalRewardGroupsMarkdown,
@@ -281,7 +282,8 @@ export interface EvalFiles {
  * Writes `eval.json`, `eval.md` and the run's figures ({@linkcode runFigures}: F1 and total
  * tokens vs objectives; the training reward, reward / reference KL / policy loss, and the
  * share of equal-reward groups / entropy, per step). From the RL rows of `metrics`, eval.json's
- * `rlSignal` and eval.md's "What the RL updates had to work with" (`rlSignal`, by quarter).
+ * `rlSignal` and eval.md's "What the RL updates had to work with" (`rlSignal`, by quarter); from
+ * rows that record each question's turns, `tokenCost` and "What the tokens pay for".
  *
  * Source: MemPO Figure 1 (performance and tokens vs number of objectives).
  *
@@ -314,6 +316,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
   const named = split !== undefined && split !== "test" ? { split } : {};
   const titled = splitTitle(split ?? "test");
   const signal = rlSignal(metrics, rlStages(metrics));
+  const cost = tokenCost(rows);
   await writeFileAtomic(
     `${outDir}/eval.json`,
     JSON.stringify(
@@ -325,6 +328,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
         unseen: unseen && Object.fromEntries(unseen),
         equalRewardGroups,
         longestContexts,
+        ...(cost.length > 0 ? { tokenCost: cost } : {}),
         ...(signal.length > 0 ? { rlSignal: signal } : {}),
       },
       null,
@@ -361,6 +365,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     "",
     ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
     ...(longestContexts?.length ? [longestContextsMarkdown(longestContexts), ""] : []),
+    ...(cost.length > 0 ? [tokenCostMarkdown(cost), ""] : []),
     ...(equalRewardGroups?.length ? [equalRewardGroupsMarkdown(equalRewardGroups), ""] : []),
     ...(signal.length > 0 ? [rlSignalMarkdown(signal, AGENT_NAMES), ""] : []),
     ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),

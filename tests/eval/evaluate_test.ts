@@ -76,4 +76,14 @@ Deno.test("evaluateAgents(): questionEm holds each question's mean EM (their mea
   assertAllClose(row!.em, perQuestion.reduce((a, b) => a + b, 0) / 6, { rtol: 1e-12, atol: 0 });
   assert.equal(row!.maxPeakContext, Math.max(...eps.map((e) => e.peakContext)));
   assert.ok(row!.maxPeakContext! > row!.peakContext, "episodes differ in length");
+  // per question, in test-set order: tokens, peak, format validity and turns of the same episodes
+  assert.deepEqual(row!.questionTokens, eps.map((e) => e.totalTokens));
+  assert.deepEqual(row!.questionPeak, eps.map((e) => e.peakContext));
+  assert.deepEqual(row!.questionValid, eps.map((e) => e.formatValid));
+  assert.deepEqual(row!.questionTurns, eps.map((e) => e.turns.length));
+  const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  assertAllClose(row!.totalTokens, avg(row!.questionTokens!), { rtol: 1e-12, atol: 0 });
+  assertAllClose(row!.peakContext, avg(row!.questionPeak!), { rtol: 1e-12, atol: 0 });
+  assert.equal(row!.formatValid, row!.questionValid!.filter(Boolean).length / 6);
+  assert.ok(new Set(row!.questionTurns).size > 1, `turns ${row!.questionTurns}`);
 });

@@ -65,9 +65,16 @@ Deno.test("evaluateRun(): the rows of evaluateAgents, the recorded SFT demonstra
     "unseen",
     "equalRewardGroups",
     "longestContexts",
+    "tokenCost",
     "rlSignal",
   ]);
   assert.deepEqual(json.rows, JSON.parse(JSON.stringify(want)));
+  // one token-cost row per evaluation row, its turns those the row recorded
+  assert.deepEqual(
+    json.tokenCost.map((c: { agent: string; objectives: number; turns: number }) => [c.agent, c.objectives, c.turns]),
+    want.map((r) => [r.agent, r.objectives, r.questionTurns!.reduce((a, b) => a + b, 0) / r.questionTurns!.length]),
+  );
+  assert.match(await Deno.readTextFile(`${runDir}/eval.md`), /\n## What the tokens pay for\n/);
   // the one MemPO row logs none of the summarised metrics: one quarter, every mean null
   assert.deepEqual(json.rlSignal, [{
     stage: "mempo",
