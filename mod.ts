@@ -537,6 +537,7 @@ export {
   evaluateRun,
   type EvaluateRunOptions,
   runDemoContexts,
+  trainingTimings,
   writeEvalFiles,
 } from "./lib/pipeline/evaluate_run.ts";
 export { type OpenedRun, openRun } from "./lib/pipeline/open_run.ts";

@@ -5,7 +5,7 @@ import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { DATA_SPLITS, type DataSplit, splitDir } from "../lib/data/build.ts";
 import { readMetricsLog } from "../lib/train/metrics_log.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
-import { evaluateRun } from "../lib/pipeline/evaluate_run.ts";
+import { evaluateRun, trainingTimings } from "../lib/pipeline/evaluate_run.ts";
 import { openRun } from "../lib/pipeline/open_run.ts";
 import { runTask } from "../lib/cli/task.ts";
 import type { Model } from "../lib/model/params.ts";
@@ -37,6 +37,8 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const config = await readRunConfig(dir);
   // the training curves come from the run's log: a damaged one is refused before minutes of evaluation
   const metrics = (await readMetricsLog(`${dir}/metrics.jsonl`)).rows;
+  // the training stages' times live in the eval.json this run rewrites: kept (a damaged one is refused here too)
+  const timings = await trainingTimings(outDir);
   const { data, load: loadStage } = await openRun(dir, config, { split });
   await Deno.mkdir(outDir, { recursive: true });
   const models: Model[] = [];
@@ -63,6 +65,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     sft,
     trained,
     metrics,
+    timings,
     onProgress: ({ stage, info }) => {
       if (stage === "eval") console.log(`${info.agent} ${info.objectives} obj: EM ${Number(info.em).toFixed(2)}`);
       else {console.log(

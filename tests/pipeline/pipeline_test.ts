@@ -424,3 +424,24 @@ Deno.test("deno task train --resume: a last metrics line cut short by a kill is 
   assert.equal(r.code, 0, r.err);
   assert.equal(await Deno.readTextFile(`${run}/metrics.jsonl`), await Deno.readTextFile(`${full}/metrics.jsonl`));
 });
+
+Deno.test("deno task eval RUN: the run's own rows again, the training stages' times kept; a damaged eval.json refused and kept", async () => {
+  const run = `${await Deno.makeTempDir()}/run`;
+  await copyTree(full, run);
+  const before = JSON.parse(await Deno.readTextFile(`${run}/eval.json`));
+  const r = await task(evalTool, [run]);
+  assert.equal(r.code, 0, r.err);
+  const after = JSON.parse(await Deno.readTextFile(`${run}/eval.json`));
+  assert.deepEqual(after.rows, before.rows);
+  // data, sft and each RL stage from the training run, then the evaluation's own
+  assert.deepEqual(Object.keys(after.timings), ["data", "sft", "mempo", "grpo", "eval", "groups"]);
+  for (const stage of ["data", "sft", "mempo", "grpo"]) {
+    assert.equal(after.timings[stage], before.timings[stage], stage);
+  }
+  await Deno.writeTextFile(`${run}/eval.json`, '{"timings": {"sft": "slow"}}');
+  const hash = await hashTree(run);
+  const bad = await task(evalTool, [run]);
+  assert.equal(bad.code, 1, bad.err);
+  assert.match(bad.err, /eval\.json: timings must map stages to seconds, current value has sft: "slow"/);
+  assert.equal(await hashTree(run), hash, "a refused evaluation writes nothing");
+});
