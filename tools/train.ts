@@ -16,7 +16,7 @@ import { branchRun } from "../lib/pipeline/branch.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { readTaskJson, runTask } from "../lib/cli/task.ts";
 import { onInterrupt } from "../lib/cli/interrupt.ts";
-import { UsageError } from "../lib/errors.ts";
+import { DataError, UsageError } from "../lib/errors.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
 
 const TASK = {
@@ -56,6 +56,10 @@ const TASK = {
       type: "string",
       value: "DIR",
       help: "a new run whose RL starts from DIR's finished SFT checkpoint (DIR's config, --config and flags applied)",
+    },
+    overwrite: {
+      type: "boolean",
+      help: "replace a run already in the output directory (without it such a run is kept and the task refused)",
     },
     "help-config": { type: "boolean", help: "list every config field with its type, defaults and meaning, and exit" },
   },
@@ -108,6 +112,19 @@ await runTask(TASK, async ({ flags }) => {
     config.dataDir = presetDataDir(config.preset);
   }
   const outDir = resumeDir ?? flags.out ?? `runs/${config.name}`;
+  if (resumeDir !== undefined && flags.overwrite) {
+    throw new UsageError("--resume continues a run: --overwrite does not apply");
+  }
+  // a new run in a directory that holds one would replace it (runPipeline, branchRun): only when asked to
+  if (
+    resumeDir === undefined && !flags.overwrite &&
+    (await Deno.stat(`${outDir}/metrics.jsonl`).then(() => true, () => false))
+  ) {
+    throw new DataError(
+      `Cannot start a run in ${outDir}: it holds a run (metrics.jsonl). Continue it with --resume ${outDir}, ` +
+        `name the new one with --name, or replace it with --overwrite`,
+    );
+  }
 
   // progress: on a TTY a bar (stage, step, ETA, the latest reward or loss), plain lines otherwise
   const tty = Deno.stdout.isTerminal();

@@ -190,6 +190,14 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   ["tools/train.ts", ["--resume", `${work}/nothing`], 1, /Cannot read .*nothing\/config\.json: no such file/],
   ["tools/train.ts", ["--resume", notRun], 1, /config\.json: Invalid config: rl\.steps must be an integer ≥ 0/],
   ["tools/train.ts", ["--from", notRun, "--out", `${work}/b`], 1, /config\.json: Invalid config: rl\.steps/],
+  // a new run where one is: kept, unless --overwrite
+  [
+    "tools/train.ts",
+    ["--preset", "quick", "--out", tornRun],
+    1,
+    /Cannot start a run in .*: it holds a run \(metrics\.jsonl\)\. Continue it with --resume .*, name the new one with --name, or replace it with --overwrite/,
+  ],
+  ["tools/train.ts", ["--resume", tornRun, "--overwrite"], 2, /--resume continues a run: --overwrite does not apply/],
   ["tools/eval.ts", [], 2, /^error: missing argument RUN\nusage: deno task eval RUN \[flags\]/],
   ["tools/eval.ts", ["a", "b"], 2, /unexpected argument "b"/],
   ["tools/eval.ts", [`${work}/nothing`], 1, /Cannot read .*nothing\/config\.json: no such file/],

@@ -445,3 +445,23 @@ Deno.test("deno task eval RUN: the run's own rows again, the training stages' ti
   assert.match(bad.err, /eval\.json: timings must map stages to seconds, current value has sft: "slow"/);
   assert.equal(await hashTree(run), hash, "a refused evaluation writes nothing");
 });
+
+Deno.test("deno task train over a run: refused and the run kept; with --overwrite the new run replaces it", async () => {
+  const run = `${await Deno.makeTempDir()}/run`;
+  await copyTree(full, run);
+  const hash = await hashTree(run);
+  const cfg = `${await Deno.makeTempDir()}/data.json`;
+  await Deno.writeTextFile(cfg, JSON.stringify({ dataDir }));
+  const refused = await task(trainTool, ["--preset", "quick", "--config", cfg, "--out", run]);
+  assert.equal(refused.code, 1, refused.err);
+  assert.match(refused.err, /it holds a run \(metrics\.jsonl\)\. Continue it with --resume/);
+  assert.equal(await hashTree(run), hash, "the run is kept");
+  // --overwrite: the old run goes as the new one starts (killed at its first checkpoint)
+  const replaced = await task(trainTool, ["--preset", "quick", "--config", cfg, "--out", run, "--overwrite"], {
+    env: { MEMPO_FAULT: "checkpoint-staged" },
+  });
+  assert.equal(replaced.signal, "SIGKILL", replaced.err);
+  assert.equal(await Deno.stat(`${run}/eval.json`).then(() => true, () => false), false, "the old evaluation is gone");
+  const stages = new Set((await rowsOnDisk(run)).map((r) => String(r.stage)));
+  assert.ok(!stages.has("mempo") && !stages.has("grpo"), `the new run's rows only: ${[...stages]}`);
+});
