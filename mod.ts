@@ -537,9 +537,9 @@ export {
   evaluateRun,
   type EvaluateRunOptions,
   runDemoContexts,
-  trainingTimings,
   writeEvalFiles,
 } from "./lib/pipeline/evaluate_run.ts";
+export { readEvalJson, trainingTimings } from "./lib/pipeline/eval_json.ts";
 export { type OpenedRun, openRun } from "./lib/pipeline/open_run.ts";
 export {
   compareMarkdown,
@@ -574,6 +574,7 @@ export { type Interrupt, onInterrupt } from "./lib/cli/interrupt.ts";
 export { DataError, UsageError } from "./lib/errors.ts";
 export { integerSetting, type IntegerSettingOptions } from "./lib/integer_setting.ts";
 export { writeFileAtomic } from "./lib/atomic_file.ts";
+export { pathExists } from "./lib/path_exists.ts";
 export { faultPoint } from "./lib/fault_point.ts";
 
 // Scaling out on verl: the export (docs/verl.md)

@@ -3,6 +3,7 @@
 // Jupyter is installed) the notebooks. Prints one closing line
 // `N passed, M failed` summed over every suite and exits non-zero on any failure.
 import { runTask } from "../lib/cli/task.ts";
+import { pathExists } from "../lib/path_exists.ts";
 
 const TASK = {
   name: "deno task test",
@@ -130,7 +131,7 @@ await runTask(TASK, async ({ flags: values }) => {
   }
 
   const notebookRunner = new URL("./notebooks.ts", import.meta.url);
-  if (!values["skip-notebooks"] && await Deno.stat(notebookRunner).then(() => true, () => false)) {
+  if (!values["skip-notebooks"] && await pathExists(notebookRunner)) {
     const nb = await run("notebooks", ["run", "-A", notebookRunner.pathname, "--summary"]);
     const m = [...nb.output.matchAll(/^notebooks: (\d+) passed, (\d+) failed/gm)].at(-1);
     if (m) {

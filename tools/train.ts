@@ -17,6 +17,8 @@ import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { readTaskJson, runTask } from "../lib/cli/task.ts";
 import { onInterrupt } from "../lib/cli/interrupt.ts";
 import { DataError, UsageError } from "../lib/errors.ts";
+import { pathExists } from "../lib/path_exists.ts";
+import { resolve } from "node:path";
 import { readRunConfig } from "../lib/config/run_config.ts";
 
 const TASK = {
@@ -84,6 +86,9 @@ await runTask(TASK, async ({ flags }) => {
   if (resumeDir !== undefined && flags.out !== undefined) {
     throw new UsageError("--resume continues the run where it is: --out does not apply");
   }
+  if (resumeDir !== undefined && flags.overwrite) {
+    throw new UsageError("--resume continues a run: --overwrite does not apply");
+  }
   const baseRun = resumeDir ?? fromDir;
   let overrides: ConfigOverrides & { preset?: string } = {};
   // the run's own config must be valid as it stands: a damaged one is the file's fault (exit 1), not the flags'
@@ -112,17 +117,16 @@ await runTask(TASK, async ({ flags }) => {
     config.dataDir = presetDataDir(config.preset);
   }
   const outDir = resumeDir ?? flags.out ?? `runs/${config.name}`;
-  if (resumeDir !== undefined && flags.overwrite) {
-    throw new UsageError("--resume continues a run: --overwrite does not apply");
-  }
-  // a new run in a directory that holds one would replace it (runPipeline, branchRun): only when asked to
-  if (
-    resumeDir === undefined && !flags.overwrite &&
-    (await Deno.stat(`${outDir}/metrics.jsonl`).then(() => true, () => false))
-  ) {
+  // a new run in a directory that holds one would replace it (runPipeline, branchRun): only when asked to. A branch into
+  // its own source is branchRun's to refuse.
+  const intoSource = fromDir !== undefined && resolve(fromDir) === resolve(outDir);
+  if (resumeDir === undefined && !flags.overwrite && !intoSource && (await pathExists(`${outDir}/metrics.jsonl`))) {
+    const elsewhere = flags.out !== undefined
+      ? "write the new one elsewhere with --out"
+      : "name the new one with --name";
     throw new DataError(
       `Cannot start a run in ${outDir}: it holds a run (metrics.jsonl). Continue it with --resume ${outDir}, ` +
-        `name the new one with --name, or replace it with --overwrite`,
+        `${elsewhere}, or replace it with --overwrite`,
     );
   }
 

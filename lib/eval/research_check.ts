@@ -13,6 +13,7 @@
  */
 import { AGENT_NAMES, type EvalRow, SFT_AGENT } from "./evaluate.ts";
 import { markdownTable } from "../viz/table.ts";
+import { mean } from "./_mean.ts";
 
 /** One claim checked at one objective count. */
 export interface ResearchClaim {
@@ -45,7 +46,6 @@ export interface ResearchCheckOptions {
 }
 
 const fmt = (x: number) => x.toFixed(2);
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
  * The MemPO paper's claims in this miniature, read off the evaluation table

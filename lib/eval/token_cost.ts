@@ -13,6 +13,7 @@
 import type { ContextPolicy } from "../env/context.ts";
 import { AGENT_NAMES, type EvalRow, SFT_AGENT, TEACHER_AGENT } from "./evaluate.ts";
 import { markdownTable } from "../viz/table.ts";
+import { mean } from "./_mean.ts";
 
 /** One agent on one test set: {@linkcode tokenCost}. */
 export interface TokenCostRow {
@@ -28,6 +29,8 @@ export interface TokenCostRow {
   turns: number;
   /** Mean turns of the format-valid episodes (`null`: none is). */
   validTurns: number | null;
+  /** Share of format-valid episodes. */
+  validShare: number;
   /** Σ total tokens ÷ Σ turns over the episodes (`null`: no turn). */
   tokensPerTurn: number | null;
   /** Mean total tokens per episode (the evaluation table's). */
@@ -36,8 +39,6 @@ export interface TokenCostRow {
   peakContext: number;
 }
 
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
 /**
  * Per evaluation row that records each question's turns and tokens
  * (`questionTurns`, `questionTokens`, `questionValid`):
@@ -45,6 +46,7 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
  * ```text
  * turns         = mean_q turns_q
  * validTurns    = mean_{q : valid_q} turns_q
+ * validShare    = |{q : valid_q}| / |q|
  * tokensPerTurn = Σ_q tokens_q / Σ_q turns_q
  * ```
  *
@@ -53,6 +55,7 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
  *
  * @param rows Evaluation rows (`eval.json`); rows without the per-question arrays are left out.
  * @returns One row per evaluation row kept, in the same order.
+ * @throws {TypeError} When a row's three arrays differ in length (the row is named).
  *
  * @example
  * ```ts
@@ -84,6 +87,7 @@ export function tokenCost(rows: readonly EvalRow[]): TokenCostRow[] {
       episodes: turns.length,
       turns: mean(turns),
       validTurns: validTurns.length > 0 ? mean(validTurns) : null,
+      validShare: validTurns.length / turns.length,
       tokensPerTurn: allTurns > 0 ? tokens.reduce((a, b) => a + b, 0) / allTurns : null,
       totalTokens: r.totalTokens,
       peakContext: r.peakContext,
@@ -98,7 +102,8 @@ export function tokenCost(rows: readonly EvalRow[]): TokenCostRow[] {
  * at the largest test set, the turns of the full-context SFT agent's, MemPO's
  * and the teacher's episodes, MemPO's tokens per turn against the full-context
  * agent's, and the teacher's memory-to-full ratios of total tokens and peak
- * context (the research check's token claims at equal work).
+ * context (the research check's token claims at equal work: printed only
+ * where both teacher rows ran the same turns, every episode format-valid).
  *
  * Source: this package (eval.md).
  *
@@ -111,7 +116,7 @@ export function tokenCost(rows: readonly EvalRow[]): TokenCostRow[] {
  * import { tokenCostMarkdown } from "./token_cost.ts";
  *
  * const row = (agent: string, contextPolicy: "full" | "memory", turns: number, tokensPerTurn: number, totalTokens: number, peakContext: number) =>
- *   ({ agent, contextPolicy, objectives: 8, episodes: 4, turns, validTurns: turns, tokensPerTurn, totalTokens, peakContext });
+ *   ({ agent, contextPolicy, objectives: 8, episodes: 4, turns, validTurns: turns, validShare: 1, tokensPerTurn, totalTokens, peakContext });
  * const md = tokenCostMarkdown([
  *   row("Teacher", "full", 11, 400, 4400, 700), row("Teacher", "memory", 11, 112, 1232, 120),
  *   row("SFT", "full", 5, 220, 1100, 340), row("MemPO", "memory", 10, 110, 1100, 140),
@@ -150,9 +155,9 @@ export function tokenCostMarkdown(rows: readonly TokenCostRow[]): string {
   const teacherMemory = find(TEACHER_AGENT, "memory", k);
   const read: string[] = [];
   if (full && mempo) {
-    const teacher = teacherFull ? `, where the teacher's take ${teacherFull.turns.toFixed(1)}` : "";
+    const teacher = teacherFull ? `, where the teacher's take ${teacherFull.turns.toFixed(1)} turns` : "";
     read.push(
-      `At ${k} objectives the full-context SFT agent's episodes end after ${full.turns.toFixed(1)} turns ` +
+      `At ${k} objectives the full-context SFT agent's episodes end after ${full.turns.toFixed(1)} turns on average ` +
         `and MemPO's after ${mempo.turns.toFixed(1)}${teacher}.`,
     );
     if (full.tokensPerTurn !== null && mempo.tokensPerTurn !== null) {
@@ -163,7 +168,11 @@ export function tokenCostMarkdown(rows: readonly TokenCostRow[]): string {
       );
     }
   }
-  if (teacherFull && teacherMemory) {
+  // the same work: the same turns under both context policies, every episode answered in format
+  const sameWork = teacherFull !== undefined && teacherMemory !== undefined &&
+    teacherFull.turns === teacherMemory.turns && teacherFull.validShare === 1 && teacherMemory.validShare === 1 &&
+    teacherFull.totalTokens > 0 && teacherFull.peakContext > 0;
+  if (sameWork) {
     read.push(
       `At the same work (the teacher, every turn done), the memory context spends ${
         (teacherMemory.totalTokens / teacherFull.totalTokens).toFixed(2)
@@ -177,7 +186,8 @@ export function tokenCostMarkdown(rows: readonly TokenCostRow[]): string {
     "",
     "An episode's total tokens count the work it did as well as the price of each turn: an episode that ends early",
     "(a broken format, or an answer before every objective was searched) spends few tokens however long its context",
-    "grows. Cells: mean turns per episode (of its format-valid episodes) / tokens per turn (Σ total tokens ÷ Σ turns).",
+    "grows. Cells: mean turns per episode (in brackets, the mean over its format-valid episodes only) / tokens per turn",
+    "(Σ total tokens ÷ Σ turns).",
     "",
     table,
     ...(read.length > 0 ? ["", read.join(" ")] : []),

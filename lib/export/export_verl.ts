@@ -17,6 +17,7 @@ import { writeHfModel } from "./hf_model.ts";
 import { exportReadme } from "./export_readme.ts";
 import { exportVerlData } from "./verl_data.ts";
 import { mempoJson, notCarried, renderOverrides, VERL_VERSION, verlOverrides } from "./verl_config.ts";
+import { pathExists } from "../path_exists.ts";
 
 /** The algorithms a data directory alone is exported for: every one, MemPO first (mempo, grpo, ppo). */
 const ALGORITHMS_EXPORTED: readonly Algorithm[] = [...ALGORITHMS].reverse();
@@ -209,7 +210,7 @@ export async function exportVerl(options: ExportVerlOptions): Promise<ExportVerl
   try {
     const built = await buildExport(staging, { config, dataDir, run, checkpoint, preset, tokenizer, expect });
     await removeIfPresent(previous);
-    if (await Deno.stat(out).then(() => true, () => false)) await Deno.rename(out, previous);
+    if (await pathExists(out)) await Deno.rename(out, previous);
     await Deno.rename(staging, out);
     await removeIfPresent(previous);
     return { out, ...built };

@@ -8,6 +8,7 @@
 import { readCorpus } from "../data/dataset.ts";
 import { buildSearchIndex, type SearchIndex } from "../env/search.ts";
 import { DataError } from "../errors.ts";
+import { pathExists } from "../path_exists.ts";
 
 /**
  * A document as Search-R1's corpus files and retrieval server hold it: the
@@ -293,7 +294,7 @@ export function retrievalHandler(
  */
 export async function loadSearchIndex(dir: string): Promise<SearchIndex> {
   for (const path of [`${dir}/data/corpus.parquet`, `${dir}/corpus.parquet`]) {
-    const found = await Deno.stat(path).then(() => true, () => false);
+    const found = await pathExists(path);
     if (found) return buildSearchIndex(await readCorpus(path));
   }
   throw new DataError(`Cannot serve search: no corpus in ${dir} (expected data/corpus.parquet or corpus.parquet)`);

@@ -9,6 +9,7 @@ import { type ExperimentConfig, valueAt } from "../config/experiment.ts";
 import { currentCheckpoint, readCheckpointRecord, verifyCheckpoint } from "../model/checkpoint.ts";
 import { DataError, UsageError } from "../errors.ts";
 import { readMetricsLog } from "../train/metrics_log.ts";
+import { pathExists } from "../path_exists.ts";
 
 /**
  * The config fields the SFT weights depend on (dotted paths): a branch must
@@ -101,7 +102,7 @@ export async function branchRun(fromDir: string, outDir: string, config: Experim
     fail(`its SFT stage has not finished (${state === undefined ? "no sft/ checkpoint" : `step ${state.step}`})`);
   }
   await verifyCheckpoint(sftDir).catch((e: Error) => fail(e.message));
-  if (!(await Deno.stat(`${fromDir}/metrics.jsonl`).then(() => true, () => false))) fail("it has no metrics.jsonl");
+  if (!(await pathExists(`${fromDir}/metrics.jsonl`))) fail("it has no metrics.jsonl");
   const { rows: all } = await readMetricsLog(`${fromDir}/metrics.jsonl`).catch((e: Error) => fail(e.message));
   const rows = all.filter((row) => ["pretrain", "sft"].includes(String(row.stage)));
   const tokenizer = await Deno.readTextFile(`${fromDir}/tokenizer.json`).catch(() => fail("it has no tokenizer.json"));

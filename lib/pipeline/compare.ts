@@ -24,8 +24,10 @@ import { AGENT_NAMES, type EvalRow, evaluateAgents } from "../eval/evaluate.ts";
 import { evalWorkersFor } from "../eval/eval_workers.ts";
 import { pairedBootstrap, type PairedBootstrapResult } from "../eval/paired_bootstrap.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
+import { pathExists } from "../path_exists.ts";
 import { DataError, UsageError } from "../errors.ts";
 import { branchRun } from "./branch.ts";
+import { readEvalJson } from "./eval_json.ts";
 import { ensureData, type ProgressEvent, runPipeline } from "./pipeline.ts";
 
 /** The two agents compared, MemPO first (the difference is MemPO − GRPO). */
@@ -112,10 +114,6 @@ interface SeedRecord {
   rows: CompareRow[];
 }
 
-async function exists(path: string): Promise<boolean> {
-  return await Deno.stat(path).then(() => true, () => false);
-}
-
 /** A file this comparison wrote before (a seed's evaluation, a branch's config): missing or damaged, it is remade. */
 async function readDerived<T>(path: string): Promise<T | undefined> {
   return await Deno.readTextFile(path).then((t) => JSON.parse(t) as T, () => undefined);
@@ -123,21 +121,11 @@ async function readDerived<T>(path: string): Promise<T | undefined> {
 
 /** The run's `eval.json` (the SFT start and the research check): none is no rows; a damaged one is refused. */
 async function readEvalRows(runDir: string): Promise<EvalRow[]> {
-  const path = `${runDir}/eval.json`;
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return [];
-    throw new DataError(`Cannot compare ${runDir}: cannot read ${path} (${(e as Error).message})`);
+  const rows = (await readEvalJson(runDir, `compare ${runDir}`))?.rows ?? [];
+  if (!Array.isArray(rows)) {
+    throw new DataError(`Cannot compare ${runDir}: ${runDir}/eval.json is damaged (its rows are not a list)`);
   }
-  try {
-    const rows = (JSON.parse(text) as { rows?: unknown }).rows ?? [];
-    if (!Array.isArray(rows)) throw new Error("its rows are not a list");
-    return rows as EvalRow[];
-  } catch (e) {
-    throw new DataError(`Cannot compare ${runDir}: ${path} is damaged (${(e as Error).message})`);
-  }
+  return rows as EvalRow[];
 }
 
 /** Whether a stage's current checkpoint ({@linkcode readCheckpointRecord}, a swap cut short included) is finished. */
@@ -259,7 +247,7 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
       const branched = await readDerived<unknown>(`${dir}/config.json`);
       if (JSON.stringify(branched) !== JSON.stringify(cfg)) {
         // a different (or no) branch there: start it again from the run's SFT checkpoint
-        if (await exists(dir)) await Deno.remove(dir, { recursive: true });
+        if (await pathExists(dir)) await Deno.remove(dir, { recursive: true });
         await Deno.mkdir(dir, { recursive: true });
         await branchRun(runDir, dir, cfg);
         log(`seed ${seed}: branched from ${runDir}'s SFT checkpoint into ${dir}`);

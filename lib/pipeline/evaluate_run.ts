@@ -278,63 +278,6 @@ export interface EvalFiles {
   split?: DataSplit;
 }
 
-/** The stages an evaluation times itself: {@linkcode evaluateRun} replaces them. */
-const EVAL_STAGES = new Set(["eval", "groups"]);
-
-/**
- * The training stages' seconds recorded in a run's `eval.json` (every timing
- * but the evaluation's own, `eval` and `groups`), so that evaluating a run
- * again keeps the times of the stages that trained it: `deno task train` writes
- * them only there. A run without `eval.json` has none.
- *
- * Source: this package (`deno task eval` rewrites eval.json, loses nothing).
- *
- * @param runDir The run directory.
- * @returns Seconds per training stage, in the order recorded.
- * @throws {TypeError} When eval.json is not JSON or its `timings` is not an object of finite numbers (the file is named).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { trainingTimings } from "./evaluate_run.ts";
- *
- * const dir = await Deno.makeTempDir();
- * assert.deepEqual(await trainingTimings(dir), {});
- * await Deno.writeTextFile(`${dir}/eval.json`, JSON.stringify({ timings: { data: 1, sft: 900, mempo: 80, eval: 90, groups: 30 } }));
- * assert.deepEqual(await trainingTimings(dir), { data: 1, sft: 900, mempo: 80 });
- * ```
- */
-export async function trainingTimings(runDir: string): Promise<Record<string, number>> {
-  const path = `${runDir}/eval.json`;
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return {};
-    throw e;
-  }
-  let timings: unknown;
-  try {
-    timings = (JSON.parse(text) as { timings?: unknown }).timings;
-  } catch (e) {
-    throw new TypeError(
-      `Cannot read the training times of ${path}: not JSON (${(e as Error).message}); move it away to evaluate again`,
-    );
-  }
-  if (timings === undefined) return {};
-  const bad = timings === null || typeof timings !== "object" || Array.isArray(timings)
-    ? JSON.stringify(timings)
-    : Object.entries(timings).filter(([, v]) => typeof v !== "number" || !Number.isFinite(v)).map(([k, v]) =>
-      `${k}: ${JSON.stringify(v)}`
-    )[0];
-  if (bad !== undefined) {
-    throw new TypeError(
-      `Cannot read the training times of ${path}: timings must map stages to seconds, current value has ${bad}`,
-    );
-  }
-  return Object.fromEntries(Object.entries(timings as Record<string, number>).filter(([k]) => !EVAL_STAGES.has(k)));
-}
-
 /**
  * Writes `eval.json`, `eval.md` and the run's figures ({@linkcode runFigures}: F1 and total
  * tokens vs objectives; the training reward, reward / reference KL / policy loss, and the

@@ -34,6 +34,7 @@ import {
 import type { ModelConfig } from "../model/config.ts";
 import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
+import { pathExists } from "../path_exists.ts";
 import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
@@ -97,10 +98,6 @@ export interface PipelineResult {
   eval?: EvalRow[];
   /** Seconds per stage. */
   timings: Record<string, number>;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.stat(path).then(() => true, () => false);
 }
 
 /**
@@ -268,9 +265,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const timings: Record<string, number> = {};
   const clock = () => performance.now() / 1000;
   await setBackend(config.backend);
-  if (resume && !(await exists(outDir))) throw new DataError(`Cannot resume ${outDir}: no such directory`);
+  if (resume && !(await pathExists(outDir))) throw new DataError(`Cannot resume ${outDir}: no such directory`);
   await Deno.mkdir(outDir, { recursive: true });
-  if (!resume && (await exists(`${outDir}/metrics.jsonl`))) {
+  if (!resume && (await pathExists(`${outDir}/metrics.jsonl`))) {
     for (const e of Deno.readDirSync(outDir)) await Deno.remove(`${outDir}/${e.name}`, { recursive: true });
   }
   const metricsPath = `${outDir}/metrics.jsonl`;

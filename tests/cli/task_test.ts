@@ -195,7 +195,7 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
     "tools/train.ts",
     ["--preset", "quick", "--out", tornRun],
     1,
-    /Cannot start a run in .*: it holds a run \(metrics\.jsonl\)\. Continue it with --resume .*, name the new one with --name, or replace it with --overwrite/,
+    /Cannot start a run in .*: it holds a run \(metrics\.jsonl\)\. Continue it with --resume .*, write the new one elsewhere with --out, or replace it with --overwrite/,
   ],
   ["tools/train.ts", ["--resume", tornRun, "--overwrite"], 2, /--resume continues a run: --overwrite does not apply/],
   ["tools/eval.ts", [], 2, /^error: missing argument RUN\nusage: deno task eval RUN \[flags\]/],

@@ -33,7 +33,7 @@ Deno.test("tokenCost(): turns, turns of the valid episodes and tokens per turn, 
   assert.equal(c!.turns, 6);
   assert.equal(c!.validTurns, 8.5);
   assertAllClose(c!.tokensPerTurn!, 4000 / 24, { rtol: 1e-12, atol: 0 });
-  assert.deepEqual([c!.episodes, c!.totalTokens, c!.peakContext], [4, 1000, 100]);
+  assert.deepEqual([c!.episodes, c!.totalTokens, c!.peakContext, c!.validShare], [4, 1000, 100, 0.5]);
 });
 
 Deno.test("tokenCost() agrees with a slow per-question loop on random rows", () => {
@@ -67,6 +67,8 @@ Deno.test("tokenCost(): rows without the per-question arrays are left out; array
     () => tokenCost([bad]),
     /SFT \(full\) at 8 objectives has 2 questionTurns, 1 questionTokens and 2 questionValid/,
   );
+  // a row of no episodes has nothing to average: left out, not NaN
+  assert.deepEqual(tokenCost([row("A", "memory", 2, [], [], [])]), []);
   // no valid episode, no turn: null, not NaN
   const [c] = tokenCost([row("A", "memory", 2, [0, 0], [0, 0], [false, false])]);
   assert.deepEqual([c!.validTurns, c!.tokensPerTurn], [null, null]);
@@ -87,7 +89,10 @@ Deno.test("tokenCostMarkdown(): the table per test set, and the largest set's re
   // SFT (full) at 8: 5 turns, 6 for its one valid episode, 2200 / 10 = 220 tokens per turn; no 2-objective row
   assert.match(md, /\| SFT \(full\) \| – \| 5\.0 \(6\.0\) \/ 220 \|/);
   assert.match(md, /\| Teacher \(memory\) \| 4\.0 \(4\.0\) \/ 70 \| 11\.0 \(11\.0\) \/ 112 \|/);
-  assert.match(md, /episodes end after 5\.0 turns and MemPO's after 10\.0, where the teacher's take 11\.0\./);
+  assert.match(
+    md,
+    /episodes end after 5\.0 turns on average and MemPO's after 10\.0, where the teacher's take 11\.0 turns\./,
+  );
   // MemPO 110 per turn against 220
   assert.match(md, /MemPO spends 0\.50× the full-context agent's tokens per turn\./);
   // the teacher at 8: 1230 / 4500 = 0.27 of the total, 126 / 700 = 0.18 of the peak
@@ -95,4 +100,18 @@ Deno.test("tokenCostMarkdown(): the table per test set, and the largest set's re
   assert.equal(tokenCostMarkdown([]), "");
   // without the teacher or MemPO there is nothing to read off: the table alone
   assert.doesNotMatch(tokenCostMarkdown(cost.filter((c) => c.agent === "SFT")), /end after|at the same work/i);
+});
+
+Deno.test("tokenCostMarkdown(): the teacher's ratios only at the same work (same turns, every episode valid)", () => {
+  const rows = (memoryTurns: number, memoryValid: boolean[]) =>
+    tokenCost([
+      row("Teacher", "full", 8, [11, 11], [4400, 4600], [true, true], 700),
+      row("Teacher", "memory", 8, [memoryTurns, memoryTurns], [1200, 1260], memoryValid, 126),
+    ]);
+  assert.match(tokenCostMarkdown(rows(11, [true, true])), /At the same work/);
+  // one teacher episode fewer turns, or one broken: not the same work
+  assert.doesNotMatch(tokenCostMarkdown(rows(10, [true, true])), /At the same work/);
+  assert.doesNotMatch(tokenCostMarkdown(rows(11, [true, false])), /At the same work/);
+  // a teacher row missing: the table alone
+  assert.doesNotMatch(tokenCostMarkdown(rows(11, [true, true]).slice(1)), /At the same work/);
 });

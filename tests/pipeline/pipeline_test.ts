@@ -442,7 +442,8 @@ Deno.test("deno task eval RUN: the run's own rows again, the training stages' ti
   const hash = await hashTree(run);
   const bad = await task(evalTool, [run]);
   assert.equal(bad.code, 1, bad.err);
-  assert.match(bad.err, /eval\.json: timings must map stages to seconds, current value has sft: "slow"/);
+  assert.match(bad.err, /eval\.json's timings must map stages to seconds, current value of sft is "slow"/);
+  assert.doesNotMatch(bad.err, /\n\s+at |Uncaught/);
   assert.equal(await hashTree(run), hash, "a refused evaluation writes nothing");
 });
 
@@ -455,6 +456,11 @@ Deno.test("deno task train over a run: refused and the run kept; with --overwrit
   const refused = await task(trainTool, ["--preset", "quick", "--config", cfg, "--out", run]);
   assert.equal(refused.code, 1, refused.err);
   assert.match(refused.err, /it holds a run \(metrics\.jsonl\)\. Continue it with --resume/);
+  assert.equal(await hashTree(run), hash, "the run is kept");
+  // a branch into its own source is branchRun's refusal, which no --overwrite lifts
+  const self = await task(trainTool, ["--from", run, "--out", run, "--overwrite"]);
+  assert.equal(self.code, 2, self.err);
+  assert.match(self.err, /the new run needs its own directory/);
   assert.equal(await hashTree(run), hash, "the run is kept");
   // --overwrite: the old run goes as the new one starts (killed at its first checkpoint)
   const replaced = await task(trainTool, ["--preset", "quick", "--config", cfg, "--out", run, "--overwrite"], {
