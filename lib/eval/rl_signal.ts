@@ -10,6 +10,7 @@
  * @module
  */
 import type { MetricsRow } from "../train/metrics.ts";
+import { mean } from "./_mean.ts";
 
 /** The metrics summarised per quarter, by their `metrics.jsonl` key. */
 export const RL_SIGNAL_METRICS = {
@@ -79,7 +80,7 @@ export function rlSignal(metrics: readonly MetricsRow[], stages: readonly string
         name,
         cuts.map((cut) => {
           const values = cut.map((r) => r[key]).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
-          return values.length === 0 ? NaN : values.reduce((s, v) => s + v, 0) / values.length;
+          return mean(values); // NaN where the quarter logs none
         }),
       ]),
     ) as Record<RlSignalMetric, number[]>;

@@ -85,21 +85,14 @@ export async function trainingTimings(runDir: string): Promise<Record<string, nu
   const json = await readEvalJson(runDir, "keep the training times");
   const timings = json?.timings;
   if (timings === undefined) return {};
-  const path = `${runDir}/eval.json`;
-  if (timings === null || typeof timings !== "object" || Array.isArray(timings)) {
+  const entries = timings !== null && typeof timings === "object" && !Array.isArray(timings)
+    ? Object.entries(timings)
+    : undefined;
+  const bad = entries?.find(([, v]) => typeof v !== "number" || !Number.isFinite(v));
+  if (entries === undefined || bad !== undefined) {
+    const value = bad === undefined ? `is ${JSON.stringify(timings)}` : `of ${bad[0]} is ${JSON.stringify(bad[1])}`;
     throw new DataError(
-      `Cannot keep the training times: ${path}'s timings must map stages to seconds, current value is ${
-        JSON.stringify(timings)
-      }`,
-    );
-  }
-  const entries = Object.entries(timings);
-  const bad = entries.find(([, v]) => typeof v !== "number" || !Number.isFinite(v));
-  if (bad !== undefined) {
-    throw new DataError(
-      `Cannot keep the training times: ${path}'s timings must map stages to seconds, current value of ${bad[0]} is ${
-        JSON.stringify(bad[1])
-      }`,
+      `Cannot keep the training times: ${runDir}/eval.json's timings must map stages to seconds, current value ${value}`,
     );
   }
   return Object.fromEntries((entries as [string, number][]).filter(([k]) => !EVAL_STAGES.has(k)));
