@@ -339,6 +339,7 @@ export {
   type DataConfig,
   DEFAULT_CARRY_MAX,
   DEFAULT_JOIN_MAX,
+  DEFAULT_MAX_GEN_BATCHES,
   DEFAULT_PRETRAIN_BATCH_SIZE,
   DEFAULT_TEACHER_MEMORY,
   DRILL_KINDS,
@@ -389,6 +390,7 @@ export {
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
 export { drawQuestions, mempoOptions, rlStep, type RlStepContext, worldPools } from "./lib/train/rl_trainer.ts";
+export { type DynamicSample, dynamicSampling } from "./lib/train/dynamic_sampling.ts";
 export {
   episodeMetrics,
   equalGroupMetrics,

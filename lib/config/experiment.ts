@@ -55,6 +55,9 @@ export const DRILL_KINDS = ["extract", "pop"] as const;
 /** One kind of memory drill. */
 export type DrillKind = typeof DRILL_KINDS[number];
 
+/** Batches a step draws at most with `rl.filterGroups` when `rl.maxGenBatches` is not set (verl's DAPO example's 10). */
+export const DEFAULT_MAX_GEN_BATCHES = 10;
+
 /** Most objectives joined to a question when `sft.joinShare` (`rl.joinShare`) is set and `sft.joinMax` (`rl.joinMax`) is not. */
 export const DEFAULT_JOIN_MAX = 7;
 
@@ -328,6 +331,18 @@ export const RL_CONFIG_SCHEMA = section({
   joinMax: int(1).optional().meta({
     description: "Most objectives joined to an RL question (rl.joinShare).",
     unset: String(DEFAULT_JOIN_MAX),
+  }),
+  filterGroups: flag().optional().meta({
+    description: "DAPO's dynamic sampling: each step draws batches of rl.questionsPerStep questions (rl.groupSize " +
+      "rollouts each) until rl.questionsPerStep groups whose outcome rewards are not all equal are kept, or " +
+      "rl.maxGenBatches batches are drawn, and trains on the kept groups only (verl's algorithm.filter_groups; " +
+      "arXiv:2503.14476). The rollout metrics describe every episode drawn.",
+    unset: "false",
+  }),
+  maxGenBatches: int(1).optional().meta({
+    description: "Batches a step draws at most with rl.filterGroups (verl's max_num_gen_batches; where it errors, " +
+      "the step trains on the groups kept so far).",
+    unset: String(DEFAULT_MAX_GEN_BATCHES),
   }),
   vfCoef: inRange(0, 100).describe("PPO: value-loss coefficient."),
   valueClip: inRange(0, 1e6).describe("PPO: value clip range."),
@@ -869,6 +884,13 @@ export function validateConfig(c: unknown): ExperimentConfig {
       `sft.joinShare > 0 needs data.questionOnce (a joined question, longer than training's, must stay out of ` +
         `every learned turn's context); current values are sft.joinShare ${config.sft.joinShare}, ` +
         `data.questionOnce ${config.data.questionOnce}`,
+    );
+  }
+  if (config.rl.filterGroups === true && config.rl.groupSize < 2) {
+    // a group of one has one reward: never two that differ, so every batch would be drawn and none kept
+    fail(
+      `rl.filterGroups needs rl.groupSize ≥ 2 (a group of one never has rewards that differ); current values are ` +
+        `rl.filterGroups true, rl.groupSize ${config.rl.groupSize}`,
     );
   }
   if ((config.rl.joinShare ?? 0) > 0) {

@@ -14,8 +14,9 @@ import type { SearchIndex } from "../env/search.ts";
 import { teacherFirst } from "../env/teacher_first.ts";
 import { grpoAdvantages } from "../advantage/grpo.ts";
 import type { AdamW } from "../optim/adamw.ts";
-import { type Algorithm, DEFAULT_JOIN_MAX, type RlConfig } from "../config/experiment.ts";
+import { type Algorithm, DEFAULT_JOIN_MAX, DEFAULT_MAX_GEN_BATCHES, type RlConfig } from "../config/experiment.ts";
 import { joinFromPool, tasksFromRecords } from "./demos.ts";
+import { dynamicSampling } from "./dynamic_sampling.ts";
 import { computeMemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
 import { episodeMetrics, equalGroupMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
 import { criticValues, policyUpdate } from "./policy_update.ts";
@@ -220,29 +221,57 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   // second
   const pools = joinShare > 0 ? worldPools(data) : undefined;
   const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
-  const tasks = drawQuestions(data, config.questionsPerStep, config.worlds, rng)
-    .map((t) => {
-      if (pools === undefined) return t;
-      const joined = joinFromPool(t, pools.get(t.search)!, join, hashSeed(seed, 0x701, step));
-      return joined === t ? t : { ...joined, learnFrom: 1 };
-    })
-    .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
   const sampler = modelPolicy(policy, { padId: data.tokenizer.padId, temperature: config.temperature });
-  const episodes = await runEpisodes(
-    joinShare > 0 ? teacherFirst(ctx.teacher!, sampler) : sampler,
-    tasks,
-    data,
-    {
+  // batch b of the step: its questions continue the step's stream; batch 0 is the step's only batch without
+  // rl.filterGroups, and later batches get group ids and seeds of their own
+  const collect = (b: number) => {
+    const seeds = (
+      ...parts: number[]
+    ) => (b === 0 ? hashSeed(seed, ...parts, step) : hashSeed(seed, ...parts, step, b));
+    const tasks = drawQuestions(data, config.questionsPerStep, config.worlds, rng)
+      .map((t) => {
+        const own = b === 0 ? t : { ...t, groupId: b * config.questionsPerStep + Number(t.groupId) };
+        if (pools === undefined) return own;
+        const joined = joinFromPool(own, pools.get(own.search)!, join, seeds(0x701));
+        return joined === own ? own : { ...joined, learnFrom: 1 };
+      })
+      .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
+    return runEpisodes(joinShare > 0 ? teacherFirst(ctx.teacher!, sampler) : sampler, tasks, data, {
       contextPolicy: "memory",
       maxTurns: config.maxTurns,
       maxTurnTokens: config.maxTurnTokens,
       maxPositions: policy.config.maxPositions,
-      seed: hashSeed(seed, 0x7011, step),
-    },
-  );
+      seed: seeds(0x7011),
+    });
+  };
+  // rl.filterGroups: DAPO's dynamic sampling keeps the groups whose rewards differ; the metrics describe every draw
+  const sample = config.filterGroups === true
+    ? await dynamicSampling(collect, {
+      groups: config.questionsPerStep,
+      maxBatches: config.maxGenBatches ?? DEFAULT_MAX_GEN_BATCHES,
+    })
+    : undefined;
+  const drawn = sample?.drawn ?? await collect(0);
+  const episodes = sample?.episodes ?? drawn;
   const t1 = now();
   // 2.–4. rewards, memory credit, advantages
-  const row: MetricsRow = { ...episodeMetrics(episodes) };
+  const row: MetricsRow = { ...episodeMetrics(drawn) };
+  if (sample !== undefined) {
+    Object.assign(row, { "dapo/gen_batches": sample.batches, "dapo/groups_kept": sample.groupsKept });
+    if (sample.groupsKept === 0) {
+      // every group drawn had equal rewards: nothing to learn from, the weights stay as they are
+      Object.assign(row, algorithm === "ppo" ? {} : equalGroupMetrics(drawn));
+      console.warn(`step ${step}: no group with differing rewards in ${sample.batches} batch(es), no update`);
+      return {
+        ...row,
+        "rollout/sampled_tokens": 0,
+        "train/updates": 0,
+        "train/skipped": 0,
+        "time/rollout": t1 - t0,
+        "time/step": now() - t0,
+      };
+    }
+  }
   let t2 = t1;
   let sequences;
   if (algorithm === "ppo") {
@@ -255,7 +284,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     const scores = episodes.map((e) => e.reward);
     const groups = episodes.map((e) => e.task.groupId);
     const outcome = grpoAdvantages(scores, groups, { epsilon: config.epsilon, std: config.std });
-    Object.assign(row, equalGroupMetrics(episodes));
+    Object.assign(row, equalGroupMetrics(drawn));
     let memory;
     if (algorithm === "mempo") {
       const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, mempoOptions(config).credit);

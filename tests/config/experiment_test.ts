@@ -334,6 +334,22 @@ Deno.test("resolveConfig(): rl.joinShare needs the question once, turns for its 
   );
 });
 
+Deno.test("resolveConfig(): rl.filterGroups needs groups of two or more; rl.maxGenBatches is an integer ≥ 1", () => {
+  const c = resolveConfig("default", { rl: { filterGroups: true, maxGenBatches: 3 } }).rl;
+  assert.deepEqual([c.filterGroups, c.maxGenBatches, c.groupSize], [true, 3, 4]);
+  assert.equal(resolveConfig("default").rl.filterGroups, undefined, "off unless asked");
+  assert.throws(
+    () => resolveConfig("default", { rl: { filterGroups: true, groupSize: 1 } }),
+    /Invalid config: rl\.filterGroups needs rl\.groupSize ≥ 2 .*current values are rl\.filterGroups true, rl\.groupSize 1$/,
+  );
+  assert.equal(resolveConfig("default", { rl: { filterGroups: false, groupSize: 1 } }).rl.groupSize, 1);
+  assert.throws(
+    () => resolveConfig("default", { rl: { filterGroups: true, maxGenBatches: 0 } }),
+    /rl\.maxGenBatches must be an integer ≥ 1, current value is 0/,
+  );
+  assert.throws(() => resolveConfig("default", { rl: { filterGroups: "yes" as never } }), /rl\.filterGroups/);
+});
+
 Deno.test("resolveConfig(): sft.pretrainHorizon is at least the warm-up's steps", () => {
   assert.equal(resolveConfig("short", { sft: { pretrainHorizon: 750 } }).sft.pretrainHorizon, 750);
   assert.throws(

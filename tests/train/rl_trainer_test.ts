@@ -218,3 +218,41 @@ Deno.test("mempoOptions(): each rl.mem* setting reaches its own option of comput
   const off = mempoOptions({ ...resolveConfig("default").rl, memThreshold: undefined });
   assert.equal("threshold" in off.credit, false);
 });
+
+Deno.test("rlStep with rl.filterGroups: all-equal groups are never trained on; the draws go on to rl.maxGenBatches, logged", async () => {
+  // an untrained policy answers nothing right: every group's rewards are all 0, so nothing is kept in any batch
+  const config = resolveConfig("quick", {
+    rl: { questionsPerStep: 2, groupSize: 2, maxTurnTokens: 16, lr: 1e-2, filterGroups: true, maxGenBatches: 3 },
+  }).rl;
+  for (const algorithm of ["grpo", "mempo"] as const) {
+    const policy = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
+    const reference = copyModel(policy);
+    const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr, weightDecay: 0 });
+    const w = "model.layers.0.self_attn.q_proj.weight";
+    const before = policy.weights.get(w)!.dataSync().slice();
+    const row = await rlStep({ algorithm, policy, optimizer, reference, data, config, seed: 3 }, 0);
+    assert.equal(row["dapo/gen_batches"], 3);
+    assert.equal(row["dapo/groups_kept"], 0);
+    assert.equal(row["train/updates"], 0);
+    assert.equal(row["grpo/frac_zero_std"], 1);
+    assert.equal(row["rollout/reward_mean"], 0);
+    assert.deepEqual(policy.weights.get(w)!.dataSync(), before, "no group kept, no update");
+    // batch 0 is the step's one batch without the filter: the same rollouts (one batch drawn, none kept, no update)
+    const first = await rlStep(
+      { algorithm, policy, optimizer, reference, data, config: { ...config, maxGenBatches: 1 }, seed: 3 },
+      0,
+    );
+    const plain = await rlStep(
+      { algorithm, policy, optimizer, reference, data, config: { ...config, filterGroups: false }, seed: 3 },
+      0,
+    );
+    assert.equal(plain["dapo/gen_batches"], undefined);
+    for (const k of ["rollout/turns", "rollout/total_tokens", "rollout/peak_context", "rollout/format_valid"]) {
+      assert.equal(first[k], plain[k], k);
+    }
+    assert.notEqual(row["rollout/total_tokens"], plain["rollout/total_tokens"], "later batches draw other rollouts");
+    assert.ok(Number(plain["train/updates"]) > 0, "the unfiltered step updates");
+    for (const m of [policy, reference]) m.dispose();
+    optimizer.dispose();
+  }
+});
