@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type Algorithm, ALGORITHMS, type ExperimentConfig } from "../config/experiment.ts";
+import { type Algorithm, ALGORITHMS, DEFAULT_MAX_GEN_BATCHES, type ExperimentConfig } from "../config/experiment.ts";
 import type { KlEstimator } from "../loss/kl.ts";
 import { modelPreset } from "../model/config.ts";
 import { mempoOptions } from "../train/rl_trainer.ts";
@@ -242,6 +242,15 @@ export function notCarried(config: ExperimentConfig, algorithm: Algorithm): stri
     `rl.maxTurnTokens ${rl.maxTurnTokens}: verl's agent loop has no per-turn token limit (a turn stops at its closing tag)`,
     `rl.miniBatchSize ${rl.miniBatchSize} turn sequences: approximated by ppo_mini_batch_size above`,
   ];
+  if (rl.filterGroups === true) {
+    lines.push(
+      `rl.filterGroups true, rl.maxGenBatches ${rl.maxGenBatches ?? DEFAULT_MAX_GEN_BATCHES}: verl's main_ppo ` +
+        `trainer has no dynamic sampling; its DAPO recipe (python3 -m recipe.dapo.main_dapo) has, as ` +
+        `algorithm.filter_groups.enable=True, algorithm.filter_groups.metric=seq_final_reward, ` +
+        `algorithm.filter_groups.max_num_gen_batches=${rl.maxGenBatches ?? DEFAULT_MAX_GEN_BATCHES} (and stops ` +
+        `with an error where the package trains on the groups kept)`,
+    );
+  }
   if (algorithm === "mempo") {
     lines.push("MemPO's settings (memCoef, memThreshold, memPool, …): config/mempo.json, read by mempo_verl");
   }
