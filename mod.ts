@@ -398,6 +398,7 @@ export {
   explainedVariance,
   groupShare,
   type MetricsRow,
+  rewardsEqual,
   rlStages,
 } from "./lib/train/metrics.ts";
 export { type MetricsLog, parseMetricsRows, readMetricsLog } from "./lib/train/metrics_log.ts";

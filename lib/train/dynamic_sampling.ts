@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { equalGroupShare } from "./metrics.ts";
+import { rewardsEqual } from "./metrics.ts";
 
 /** What {@linkcode dynamicSampling} kept, and what it drew to keep it. */
 export interface DynamicSample<E> {
@@ -87,14 +87,14 @@ export async function dynamicSampling<E extends { reward: number; task: { groupI
           } came back in batch ${batches - 1}`,
         );
       }
-      byGroup.set(id, [...(byGroup.get(id) ?? []), e]);
+      const group = byGroup.get(id);
+      if (group === undefined) byGroup.set(id, [e]);
+      else group.push(e);
     }
     byGroup.forEach((_, id) => seen.add(id));
     drawn.push(...batch);
     for (const group of byGroup.values()) {
-      // one group alone: its share of equal-reward groups is 0 when its rewards differ (the one test of equality)
-      const rewards = group.map((e) => e.reward);
-      if (kept.length < groups && equalGroupShare(rewards, rewards.map(() => 0)).share === 0) kept.push(group);
+      if (kept.length < groups && !rewardsEqual(group.map((e) => e.reward))) kept.push(group);
     }
   }
   return { episodes: kept.flat(), drawn, batches, groupsKept: kept.length };

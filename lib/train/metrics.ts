@@ -183,7 +183,29 @@ export function equalGroupShare(
   scores: readonly number[],
   groupIds: readonly (string | number)[],
 ): { share: number; groups: number } {
-  return groupShare(scores, groupIds, (s) => s.every((x) => x === s[0]));
+  return groupShare(scores, groupIds, rewardsEqual);
+}
+
+/**
+ * Whether one group's scores are all equal (all right, all wrong, or one
+ * score): GRPO's advantage is then 0 on each of its episodes. The one test of
+ * equality behind {@linkcode equalGroupShare} and DAPO's dynamic sampling.
+ *
+ * Source: DAPO (arXiv:2503.14476) §3.2 (a group whose accuracy is 0 or 1 gives no gradient).
+ *
+ * @param scores The group's scores.
+ * @returns True when every score equals the first.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { rewardsEqual } from "./metrics.ts";
+ *
+ * assert.deepEqual([rewardsEqual([1, 1]), rewardsEqual([0, 1]), rewardsEqual([0.5])], [true, false, true]);
+ * ```
+ */
+export function rewardsEqual(scores: readonly number[]): boolean {
+  return scores.every((x) => x === scores[0]);
 }
 
 /**

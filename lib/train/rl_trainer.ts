@@ -255,12 +255,12 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   const episodes = sample?.episodes ?? drawn;
   const t1 = now();
   // 2.–4. rewards, memory credit, advantages
-  const row: MetricsRow = { ...episodeMetrics(drawn) };
+  // the rollout and group metrics describe every episode drawn, kept or not
+  const row: MetricsRow = { ...episodeMetrics(drawn), ...(algorithm === "ppo" ? {} : equalGroupMetrics(drawn)) };
   if (sample !== undefined) {
     Object.assign(row, { "dapo/gen_batches": sample.batches, "dapo/groups_kept": sample.groupsKept });
     if (sample.groupsKept === 0) {
       // every group drawn had equal rewards: nothing to learn from, the weights stay as they are
-      Object.assign(row, algorithm === "ppo" ? {} : equalGroupMetrics(drawn));
       console.warn(`step ${step}: no group with differing rewards in ${sample.batches} batch(es), no update`);
       return {
         ...row,
@@ -284,7 +284,6 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     const scores = episodes.map((e) => e.reward);
     const groups = episodes.map((e) => e.task.groupId);
     const outcome = grpoAdvantages(scores, groups, { epsilon: config.epsilon, std: config.std });
-    Object.assign(row, equalGroupMetrics(drawn));
     let memory;
     if (algorithm === "mempo") {
       const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, mempoOptions(config).credit);

@@ -5,6 +5,7 @@ import {
   equalGroupShare,
   explainedVariance,
   groupShare,
+  rewardsEqual,
   rlStages,
 } from "../../lib/train/metrics.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
@@ -94,4 +95,12 @@ Deno.test("rlStages(): the algorithms a log holds, in the order of their first r
   assert.deepEqual(rlStages(rows), ["grpo", "ppo", "mempo"]);
   assert.deepEqual(rlStages(rows.slice(0, 2)), []);
   assert.deepEqual(rlStages([]), []);
+});
+
+Deno.test("rewardsEqual(): true only when no two scores of the group differ, against a loop over every pair", () => {
+  const groups = [[], [0], [1, 1, 1], [0, 0, 1], [1, 0], [0.5, 0.5], [0.5, 0.25], [0, -0]];
+  for (const g of groups) {
+    const pairsEqual = g.every((a) => g.every((b) => a === b));
+    assert.equal(rewardsEqual(g), pairsEqual, JSON.stringify(g));
+  }
 });
