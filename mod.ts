@@ -357,6 +357,7 @@ export {
   type RlConfig,
   SFT_CONFIG_SCHEMA,
   type SftConfig,
+  sftSeed,
   teacherMemory,
   validateConfig,
   valueAt,

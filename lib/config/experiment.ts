@@ -155,6 +155,12 @@ export const SFT_CONFIG_SCHEMA = section({
   lr: positive().describe("Peak learning rate (cosine to lr / 10 after warmupSteps)."),
   warmupSteps: int(0).describe("Linear warm-up steps."),
   demos: int(1).describe("Teacher demonstrations (episodes); half under each context policy."),
+  seed: int(0).optional().meta({
+    description: "Seed of the policy's initialisation and of SFT's draws (the warm-up's and mixed sequences, the " +
+      "demonstrations' drops and joins, the drills, the batches); the world and its questions stay the experiment " +
+      "seed's, so repeats of SFT on one world differ only here.",
+    unset: "the experiment seed",
+  }),
   pretrainSteps: int(0).optional().meta({
     description: "Steps of the induction warm-up (copying random word sequences) before SFT.",
     unset: "0",
@@ -692,6 +698,30 @@ export function valueAt(x: unknown, path: string): unknown {
  */
 export function teacherMemory(config: ExperimentConfig): MemoryFormat {
   return config.sft.teacherMemory ?? DEFAULT_TEACHER_MEMORY;
+}
+
+/**
+ * The seed of a run's SFT stage: `sft.seed`, or the experiment seed when
+ * the config leaves it out. The policy's initialisation, the warm-up, the
+ * demonstrations' drops and joins, the drills and SFT's batches all read it
+ * here; the data (world, questions, tokenizer) and RL do not.
+ *
+ * Source: this package (as `rl.seed` separates RL repeats from the SFT weights).
+ *
+ * @param config The experiment config.
+ * @returns The SFT seed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig, sftSeed } from "./experiment.ts";
+ *
+ * assert.equal(sftSeed(resolveConfig("quick", { seed: 3 })), 3);
+ * assert.equal(sftSeed(resolveConfig("quick", { seed: 3, sft: { seed: 5 } })), 5);
+ * ```
+ */
+export function sftSeed(config: ExperimentConfig): number {
+  return config.sft.seed ?? config.seed;
 }
 
 /**

@@ -42,6 +42,7 @@ import {
   type Algorithm,
   DEFAULT_PRETRAIN_BATCH_SIZE,
   type ExperimentConfig,
+  sftSeed,
   teacherMemory,
 } from "../config/experiment.ts";
 import { createTeacher, stateLayout } from "../env/teacher.ts";
@@ -318,7 +319,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       optimizer = ck.optimizers.policy!;
       startStep = sftState.step;
     } else {
-      sft = createModel(modelConfig, { seed: config.seed, name: "sft" });
+      sft = createModel(modelConfig, { seed: sftSeed(config), name: "sft" });
       optimizer = createAdamW(trainableVariables(sft), { lr: config.sft.lr });
     }
     const { sequences: demos, episodes, policies } = await teacherDemonstrations(
@@ -333,7 +334,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     const undrilled = [
       ...demos,
       ...(mix > 0
-        ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: config.seed + 29, lists: true })
+        ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: sftSeed(config) + 29, lists: true })
         : []),
     ];
     // the state memory's list operations on random names, at lengths the 1-4-objective demonstrations lack; they
@@ -343,7 +344,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       ...(drills > 0
         ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), {
           count: drills,
-          seed: config.seed + 31,
+          seed: sftSeed(config) + 31,
           // the teacher's list style (sft.drillMix is checked to need "state", "state-relations" or its bare form)
           relations: stateLayout(teacherMemory(config)).relations,
           bare: stateLayout(teacherMemory(config)).bare,
@@ -365,7 +366,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         await trainSft({
           model: sft,
           optimizer,
-          sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: config.seed }),
+          sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: sftSeed(config) }),
           // the cosine runs to the horizon (default: the warm-up's last step), the warm-up stops at pretrainSteps
           config: {
             ...config.sft,
@@ -374,7 +375,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
             horizons: [],
           },
           endStep: pretrainSteps,
-          seed: config.seed + 17,
+          seed: sftSeed(config) + 17,
           padId: data.tokenizer.padId,
           workers,
           onStep: async (r) => {
@@ -406,7 +407,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           optimizer,
           sequences: step < drillFrom ? undrilled : drilled,
           config: config.sft,
-          seed: config.seed,
+          seed: sftSeed(config),
           padId: data.tokenizer.padId,
           startStep: step,
           endStep: end,

@@ -15,7 +15,13 @@ import { fillerWords, wordsBefore } from "../env/longer_questions.ts";
 import { createRng, hashSeed, hashString } from "../random.ts";
 import { SPECIAL_TOKENS } from "../text/tokenizer.ts";
 import type { LmSequence } from "./collate.ts";
-import { DEFAULT_CARRY_MAX, DEFAULT_JOIN_MAX, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
+import {
+  DEFAULT_CARRY_MAX,
+  DEFAULT_JOIN_MAX,
+  type ExperimentConfig,
+  sftSeed,
+  teacherMemory,
+} from "../config/experiment.ts";
 
 /**
  * Tasks for the agent loop from dataset records.
@@ -503,7 +509,7 @@ export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): 
     count: config.sft.demos,
     dropProbability: config.sft.dropProbability,
     memory: teacherMemory(config),
-    seed: config.seed,
+    seed: sftSeed(config),
     ...(config.sft.carryShare
       ? {
         carry: {
