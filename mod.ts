@@ -331,6 +331,7 @@ export {
 export { cosineLr, stagedHorizon } from "./lib/optim/schedule.ts";
 export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
 export { type MemoryDrillOptions, memoryDrillSequences } from "./lib/train/memory_drill.ts";
+export { WARMUP_LOSS_WINDOW, warmupFormed } from "./lib/train/warmup_stop.ts";
 export {
   type Algorithm,
   ALGORITHMS,

@@ -48,6 +48,7 @@ import {
 import { createTeacher, stateLayout } from "../env/teacher.ts";
 import { gradientWorkersFor } from "../train/gradient_workers.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
+import { warmupFormed } from "../train/warmup_stop.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { rlStep } from "../train/rl_trainer.ts";
 import type { EvalRow } from "../eval/evaluate.ts";
@@ -363,6 +364,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       : undefined;
     try {
       if (pretrainSteps > 0 && sftState === undefined) {
+        // with sft.pretrainLoss the warm-up goes on past pretrainSteps, to the horizon at most, until the head forms
+        const threshold = config.sft.pretrainLoss;
+        const horizon = config.sft.pretrainHorizon ?? pretrainSteps;
+        const losses: number[] = [];
         await trainSft({
           model: sft,
           optimizer,
@@ -370,15 +375,17 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           // the cosine runs to the horizon (default: the warm-up's last step), the warm-up stops at pretrainSteps
           config: {
             ...config.sft,
-            steps: config.sft.pretrainHorizon ?? pretrainSteps,
+            steps: horizon,
             batchSize: config.sft.pretrainBatchSize ?? DEFAULT_PRETRAIN_BATCH_SIZE,
             horizons: [],
           },
-          endStep: pretrainSteps,
+          endStep: threshold === undefined ? pretrainSteps : horizon,
+          ...(threshold === undefined ? {} : { shouldStop: () => warmupFormed(losses, pretrainSteps, threshold) }),
           seed: sftSeed(config) + 17,
           padId: data.tokenizer.padId,
           workers,
           onStep: async (r) => {
+            losses.push(r.loss);
             await log({
               stage: "pretrain",
               step: r.step,
@@ -387,7 +394,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
               "sft/tokens": r.tokens,
               "time/step": r.seconds,
             });
-            progress({ stage: "pretrain", step: r.step + 1, total: pretrainSteps, info: { loss: r.loss } });
+            // past pretrainSteps (sft.pretrainLoss) the count runs to the horizon
+            const total = r.step < pretrainSteps ? pretrainSteps : horizon;
+            progress({ stage: "pretrain", step: r.step + 1, total, info: { loss: r.loss } });
           },
         });
         // a kill during SFT's first steps resumes from here, not from before the warm-up
