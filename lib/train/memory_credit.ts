@@ -90,8 +90,11 @@ export async function computeMemoryCredit(
     );
   }
   // a scripted teacher's turns (before the task's learnFrom, rl.joinShare) are no action of the policy: not credited
-  const pairs = episodes.flatMap((e) =>
+  // each pair keyed by its episode's place in the list, not its id: ids restart at 0 in each rollout call, and the
+  // episodes of rl.filterGroups come from several
+  const pairs = episodes.flatMap((e, i) =>
     memoryRewardPairs(e, tokenizer, model.config.maxPositions).filter((p) => !scriptedTurn(e.task, p.turn))
+      .map((p) => ({ ...p, episode: i }))
   );
   const rewards: (number | null)[][] = episodes.map((e) => e.turns.map(() => null));
   const empty = { rewardMean: 0, rewardStd: 0, pMem: 0, pFull: 0, turns: 0 };
@@ -108,8 +111,7 @@ export async function computeMemoryCredit(
     fullAnswerLogProbs: scored.slice(pairs.length).map(pad),
     answerMask: pairs.map((p) => pad(p.answerMask)),
   }, { ...(threshold === undefined ? {} : { threshold }), coverage });
-  const index = new Map(episodes.map((e, i) => [e.id, i]));
-  pairs.forEach((p, k) => (rewards[index.get(p.episode)!]![p.turn] = r.reward[k]!));
+  pairs.forEach((p, k) => (rewards[p.episode]![p.turn] = r.reward[k]!));
   const groupIds = episodes.map((e) => e.task.groupId);
   const advantages = variant === "infomem"
     ? infomemAdvantages({ rewards, groupIds, outcomes: episodes.map((e) => e.reward) }, normaliser)
