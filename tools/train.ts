@@ -41,7 +41,12 @@ const TASK = {
       help: `RL algorithms, comma-separated: ${ALGORITHMS.join(", ")}`,
     },
     backend: { type: "string", choices: BACKEND_NAMES, value: "NAME", defaultText: "wasm", help: "tensor backend" },
-    seed: { type: "integer", min: 0, defaultText: "0", help: "seed of everything" },
+    seed: {
+      type: "integer",
+      min: 0,
+      defaultText: "0",
+      help: "seed of the world, SFT and RL (sft.seed, rl.seed: of one stage alone)",
+    },
     name: { type: "string", value: "NAME", defaultText: "the preset's", help: "run name (the output is runs/NAME)" },
     out: { type: "string", value: "DIR", defaultText: "runs/NAME", help: "output directory" },
     config: {

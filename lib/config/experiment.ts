@@ -157,8 +157,8 @@ export const SFT_CONFIG_SCHEMA = section({
   demos: int(1).describe("Teacher demonstrations (episodes); half under each context policy."),
   seed: int(0).optional().meta({
     description: "Seed of the policy's initialisation and of SFT's draws (the warm-up's and mixed sequences, the " +
-      "demonstrations' drops and joins, the drills, the batches); the world and its questions stay the experiment " +
-      "seed's, so repeats of SFT on one world differ only here.",
+      "demonstrations' drops, carries, joins and filler, the drills, the batches); the world and its questions stay " +
+      "the experiment seed's, so repeats of SFT on one world differ only here.",
     unset: "the experiment seed",
   }),
   pretrainSteps: int(0).optional().meta({
@@ -348,7 +348,8 @@ export const RL_CONFIG_SCHEMA = section({
     description: "DAPO's dynamic sampling: each step draws batches of rl.questionsPerStep questions (rl.groupSize " +
       "rollouts each) until rl.questionsPerStep groups whose outcome rewards are not all equal are kept, or " +
       "rl.maxGenBatches batches are drawn, and trains on the kept groups only (verl's algorithm.filter_groups; " +
-      "arXiv:2503.14476). The rollout metrics describe every episode drawn.",
+      "arXiv:2503.14476). The rollout metrics describe every episode drawn. A group of equal outcomes has GRPO " +
+      "advantage 0, not MemPO's memory advantage or PPO's GAE: with those the filter also drops some signal.",
     unset: "false",
   }),
   maxGenBatches: int(1).optional().meta({
@@ -380,7 +381,9 @@ export const EXPERIMENT_CONFIG_SCHEMA = section({
   preset: z.string({ error: "must be a preset name" }).describe("Preset the config starts from (--preset)."),
   name: z.string({ error: "must be letters, digits, '.', '_' or '-'" })
     .regex(/^[\w.-]+$/, { error: "must be letters, digits, '.', '_' or '-'" }).describe("Run name (runs/<name>)."),
-  seed: int(0).describe("Seed of everything."),
+  seed: int(0).describe(
+    "Seed of the world and its questions, and of SFT and RL unless sft.seed or rl.seed says otherwise.",
+  ),
   backend: oneOf(BACKEND_NAMES as [string, ...string[]] as ["wasm", "cpu", "webgpu", "tensorflow", "tensorflow-gpu"])
     .describe("Tensor backend."),
   dataDir: path().describe("Data directory (generated when missing)."),
@@ -713,7 +716,7 @@ export function teacherMemory(config: ExperimentConfig): MemoryFormat {
 /**
  * The seed of a run's SFT stage: `sft.seed`, or the experiment seed when
  * the config leaves it out. The policy's initialisation, the warm-up, the
- * demonstrations' drops and joins, the drills and SFT's batches all read it
+ * demonstrations' draws, the drills and SFT's batches all read it
  * here; the data (world, questions, tokenizer) and RL do not.
  *
  * Source: this package (as `rl.seed` separates RL repeats from the SFT weights).
