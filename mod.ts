@@ -364,7 +364,7 @@ export {
   valueAt,
 } from "./lib/config/experiment.ts";
 export { type ConfigField, configFields, configHelp } from "./lib/config/config_help.ts";
-export { readRunConfig } from "./lib/config/run_config.ts";
+export { asSaved, readRunConfig } from "./lib/config/run_config.ts";
 export {
   continueTask,
   type DemoOptions,

@@ -19,7 +19,7 @@ import { onInterrupt } from "../lib/cli/interrupt.ts";
 import { DataError, UsageError } from "../lib/errors.ts";
 import { pathExists } from "../lib/path_exists.ts";
 import { resolve } from "node:path";
-import { readRunConfig } from "../lib/config/run_config.ts";
+import { asSaved, readRunConfig } from "../lib/config/run_config.ts";
 
 const TASK = {
   name: "deno task train",
@@ -117,7 +117,9 @@ await runTask(TASK, async ({ flags }) => {
   if (flags.backend !== undefined) overrides.backend = flags.backend as never;
   if (flags.seed !== undefined) overrides.seed = flags.seed;
   if (flags.name !== undefined) overrides.name = flags.name;
-  const config = resolveConfig(preset, overrides);
+  // a run read back keeps unset what it left unset, whatever its preset sets today
+  const resolved = resolveConfig(preset, overrides);
+  const config = baseRun !== undefined ? asSaved(resolved, overrides) : resolved;
   if (flags.out === undefined && baseRun === undefined && config.dataDir === "data") {
     config.dataDir = presetDataDir(config.preset);
   }

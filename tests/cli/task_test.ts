@@ -328,7 +328,10 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
   for (const flag of ["preset", "algo", "backend", "seed", "name", "out", "config", "resume", "from", "help-config"]) {
     assert.match(train, new RegExp(`\\n  --${flag}\\b`), flag);
   }
-  assert.match(train, /--seed N +seed of the world, SFT and RL \(sft.seed, rl.seed: of one stage alone\) \(≥ 0; default: 0\)/);
+  assert.match(
+    train,
+    /--seed N +seed of the world, SFT and RL \(sft.seed, rl.seed: of one stage alone\) \(≥ 0; default: 0\)/,
+  );
   // the tools that parsed flags by hand: every flag with its default, and the shared --threads
   const help = async (task: string) =>
     new TextDecoder().decode(
