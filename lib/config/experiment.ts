@@ -536,7 +536,7 @@ const PAPER: ExperimentConfig = {
     drillFrom: 3900,
     // the warm-up ends when the induction head has formed, not at step 450 alone: at seeds 0, 1 and 3 the loss of
     // steps 430-449 is 0.45 / 0.29 / 0.74 (it stops at 450, the same run), at seed 2 still 3.0 at 450 (no head: SFT
-    // at EM 0 everywhere, runs/p8-s2), 1.03 at 525-544 and 0.49 at 550-569 (docs/research/default_run.md)
+    // at EM 0 everywhere, runs/p8-s2), 1.03 at 525-544 and 0.98 at 527-546, where it stops (runs/p8-s2b)
     pretrainLoss: 1,
   },
 };

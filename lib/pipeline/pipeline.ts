@@ -305,6 +305,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 
   // SFT
   t = clock();
+  // the SFT stage's draws (initialisation, warm-up, mixed sequences, drills, batches): sft.seed, else the run's
+  const seedSft = sftSeed(config);
   let sft: Model;
   if (sftState?.done) {
     sft = (await loadCheckpoint(`${outDir}/sft`, { expect: modelConfig, trainable: false })).models.policy!;
@@ -320,7 +322,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       optimizer = ck.optimizers.policy!;
       startStep = sftState.step;
     } else {
-      sft = createModel(modelConfig, { seed: sftSeed(config), name: "sft" });
+      sft = createModel(modelConfig, { seed: seedSft, name: "sft" });
       optimizer = createAdamW(trainableVariables(sft), { lr: config.sft.lr });
     }
     const { sequences: demos, episodes, policies } = await teacherDemonstrations(
@@ -335,7 +337,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     const undrilled = [
       ...demos,
       ...(mix > 0
-        ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: sftSeed(config) + 29, lists: true })
+        ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: seedSft + 29, lists: true })
         : []),
     ];
     // the state memory's list operations on random names, at lengths the 1-4-objective demonstrations lack; they
@@ -345,7 +347,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       ...(drills > 0
         ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), {
           count: drills,
-          seed: sftSeed(config) + 31,
+          seed: seedSft + 31,
           // the teacher's list style (sft.drillMix is checked to need "state", "state-relations" or its bare form)
           relations: stateLayout(teacherMemory(config)).relations,
           bare: stateLayout(teacherMemory(config)).bare,
@@ -371,7 +373,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         await trainSft({
           model: sft,
           optimizer,
-          sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: sftSeed(config) }),
+          sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: seedSft }),
           // the cosine runs to the horizon (default: the warm-up's last step), the warm-up stops at pretrainSteps
           config: {
             ...config.sft,
@@ -381,7 +383,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           },
           endStep: threshold === undefined ? pretrainSteps : horizon,
           ...(threshold === undefined ? {} : { shouldStop: () => warmupFormed(losses, pretrainSteps, threshold) }),
-          seed: sftSeed(config) + 17,
+          seed: seedSft + 17,
           padId: data.tokenizer.padId,
           workers,
           onStep: async (r) => {
@@ -416,7 +418,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
           optimizer,
           sequences: step < drillFrom ? undrilled : drilled,
           config: config.sft,
-          seed: sftSeed(config),
+          seed: seedSft,
           padId: data.tokenizer.padId,
           startStep: step,
           endStep: end,
