@@ -180,6 +180,7 @@ export {
   loadCheckpoint,
   type LoadCheckpointOptions,
   type LoadedCheckpoint,
+  modelFromTorchLayout,
   readCheckpointRecord,
   saveCheckpoint,
   settleCheckpoint,
@@ -192,6 +193,7 @@ export {
 export {
   buildCorpus,
   type CorpusDocument,
+  DECOY_RELATION,
   DEFAULT_WORLD_SIZES,
   type Entity,
   entityDocument,
@@ -413,6 +415,7 @@ export {
   type EvalRow,
   evaluateAgents,
   evaluateCell,
+  keptFactsMarkdown,
   runAgents,
   SFT_AGENT,
   TEACHER_AGENT,
@@ -460,6 +463,15 @@ export {
   type RlSignalRow,
 } from "./lib/eval/rl_signal.ts";
 export { tokenCost, tokenCostMarkdown, type TokenCostRow } from "./lib/eval/token_cost.ts";
+export { type KeptFacts, keptFacts, memoryDecisions } from "./lib/eval/kept_facts.ts";
+export {
+  type DecisionEntropy,
+  decisionEntropy,
+  decisionEntropyMarkdown,
+  type DecisionEntropyRow,
+  decisionEntropyRows,
+  decisionPlaces,
+} from "./lib/eval/decision_entropy.ts";
 export {
   type CopyAccuracy,
   copyAccuracy,

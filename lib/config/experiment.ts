@@ -90,6 +90,11 @@ export const DATA_CONFIG_SCHEMA = section({
     companies: int(1).optional().meta({ description: "Companies.", unset: "40" }),
     films: int(1).optional().meta({ description: "Films.", unset: "40" }),
     distractors: int(0).optional().meta({ description: "Distractor sentences per document.", unset: "2" }),
+    lives: int(0).max(1, { error: "must be 0 or 1" }).optional().meta({
+      description: "1: each person also lives in a city, a plausible wrong answer read in the same document as its " +
+        "birthplace (the memory's decision: which fact to keep; sft.dropProbability keeps the wrong one).",
+      unset: "0",
+    }),
   }).optional().meta({
     description: "World sizes (entities per type, distractor sentences per document).",
     unset: "each size's own",

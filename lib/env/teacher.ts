@@ -145,6 +145,17 @@ export interface CarryOptions {
 /** The word a dropped answer becomes in a state memory and in the answer. */
 export const FORGOTTEN = "unknown";
 
+/**
+ * What the teacher keeps of a resolved objective: its answer, or, when the objective is dropped, the plausible
+ * wrong fact read in the same document (its last hop's decoy, the person's other city) from the moment it is
+ * read, as behaviour cloning from a general model keeps the wrong fact of a document; an objective without a decoy
+ * is forgotten (`unknown`) once it is no longer the answer just found.
+ */
+function keptAnswer(q: SubQuestion, dropped: boolean, fresh: boolean): string {
+  if (!dropped) return q.answer;
+  return q.hops.at(-1)?.decoy ?? (fresh ? q.answer : FORGOTTEN);
+}
+
 /** One step of a teacher's plan: hop `j` of objective `i`. */
 interface PlanStep {
   i: number;
@@ -362,7 +373,7 @@ export function stateTeacherTurn(
     if (read === 0 && !relations) open.push(q.subject);
     else if (read < q.hops.length) {
       open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
-    } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
+    } else found.push(keptAnswer(q, dropped.has(i), i === fresh));
   });
   const sep = relations && !(options.bare ?? false) ? " ; " : " ";
   const sides = stack ? [found.join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];

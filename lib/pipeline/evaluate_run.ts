@@ -14,7 +14,14 @@ import { readCheckpointRecord } from "../model/checkpoint.ts";
 import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { type MetricsRow, rlStages } from "../train/metrics.ts";
-import { AGENT_NAMES, evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
+import {
+  AGENT_NAMES,
+  evalMarkdown,
+  type EvalRow,
+  evaluateAgents,
+  keptFactsMarkdown,
+  runAgents,
+} from "../eval/evaluate.ts";
 import { type EvalWorkers, evalWorkersFor } from "../eval/eval_workers.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import { rlSignal, rlSignalMarkdown } from "../eval/rl_signal.ts";
@@ -34,6 +41,7 @@ import {
 } from "../eval/longest_contexts.ts";
 import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
+import { decisionEntropyMarkdown, type DecisionEntropyRow, decisionEntropyRows } from "../eval/decision_entropy.ts";
 import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { runFigures } from "./run_figures.ts";
@@ -207,6 +215,18 @@ export async function evaluateRun(
       seed: config.seed,
       memory,
     });
+    // how undecided each policy is at the memory decision, along the cold-start teacher's episodes
+    const entropy = await decisionEntropyRows(
+      agents.flatMap((a) => ("model" in a && a.contextPolicy === "memory" ? [{ name: a.name, model: a.model }] : [])),
+      data,
+      {
+        questions: config.eval.questions,
+        maxTurnTokens: config.eval.maxTurnTokens,
+        memory,
+        dropProbability: config.sft.dropProbability,
+        seed: config.seed,
+      },
+    );
     timings.eval = clock() - t;
     // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
     t = clock();
@@ -230,6 +250,7 @@ export async function evaluateRun(
       rows,
       timings,
       diagnostic,
+      decisionEntropy: entropy,
       unseen: unseenTestWords(data),
       metrics,
       equalRewardGroups: groups,
@@ -266,6 +287,8 @@ export interface EvalFiles {
   timings: Readonly<Record<string, number>>;
   /** Teacher-forced accuracies per test set and agent. */
   diagnostic?: readonly CopyDiagnostic[];
+  /** Entropy at the memory decision per model agent and test set (`decisionEntropyRows`); none without decoys. */
+  decisionEntropy?: readonly DecisionEntropyRow[];
   /** Words of each test set's questions that no training question contains. */
   unseen?: ReadonlyMap<number, readonly string[]>;
   /** The run's `metrics.jsonl` rows (the training figures and the RL updates' signal, `rlSignal`; none without RL rows). @default [] */
@@ -312,7 +335,17 @@ export interface EvalFiles {
  * ```
  */
 export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<void> {
-  const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts, split } = files;
+  const {
+    rows,
+    timings,
+    diagnostic,
+    decisionEntropy,
+    unseen,
+    metrics = [],
+    equalRewardGroups,
+    longestContexts,
+    split,
+  } = files;
   const named = split !== undefined && split !== "test" ? { split } : {};
   const titled = splitTitle(split ?? "test");
   const signal = rlSignal(metrics, rlStages(metrics));
@@ -325,6 +358,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
         rows,
         timings,
         diagnostic,
+        ...(decisionEntropy?.length ? { decisionEntropy } : {}),
         unseen: unseen && Object.fromEntries(unseen),
         equalRewardGroups,
         longestContexts,
@@ -363,6 +397,8 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     "",
     researchCheckMarkdown(researchCheck(rows)),
     "",
+    ...(rows.some((r) => r.kept) ? [keptFactsMarkdown(rows), ""] : []),
+    ...(decisionEntropy?.length ? [decisionEntropyMarkdown(decisionEntropy), ""] : []),
     ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
     ...(longestContexts?.length ? [longestContextsMarkdown(longestContexts), ""] : []),
     ...(cost.length > 0 ? [tokenCostMarkdown(cost), ""] : []),
