@@ -253,11 +253,27 @@ const metricsLine = (row: MetricsRow) => JSON.stringify(row) + "\n";
  * @param options Config, output directory, resume, hooks.
  * @returns Completion flag, evaluation rows, timings.
  *
- * @example
+ * @example A toy run (tiny model, 2 SFT steps, 1 RL step, no evaluation: seconds; tests/pipeline/pipeline_test.ts runs
+ * the quick preset whole).
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
  * import { runPipeline } from "./pipeline.ts";
  *
- * console.assert(typeof runPipeline === "function"); // see tests/pipeline/pipeline_test.ts for a full run
+ * const config = resolveConfig("quick", {
+ *   dataDir: await Deno.makeTempDir(),
+ *   model: "tiny",
+ *   data: { trainCount: 8, testCount: 1, testObjectives: [1] },
+ *   sft: { steps: 2, demos: 8, batchSize: 4 },
+ *   rl: { steps: 1, questionsPerStep: 1, groupSize: 2, maxTurns: 2, maxTurnTokens: 16, checkpointEvery: 1 },
+ *   eval: { questions: 1, maxTurns: 2, maxTurnTokens: 16 },
+ * });
+ * const outDir = await Deno.makeTempDir();
+ * const result = await runPipeline({ config, outDir, evaluate: false });
+ * assert.equal(result.completed, true);
+ * // one metrics row per step: 2 SFT steps, then 1 RL step of each algorithm (quick: MemPO, GRPO)
+ * const rows = (await Deno.readTextFile(`${outDir}/metrics.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
+ * assert.deepEqual(rows.map((r) => `${r.stage} ${r.step}`), ["sft 0", "sft 1", "mempo 0", "grpo 0"]);
  * ```
  */
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {

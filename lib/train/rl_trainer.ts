@@ -346,11 +346,30 @@ function trainingWorlds(data: LoadedData): { records: LoadedData["train"]; searc
  * @param step Step index (seeds the questions and the sampling).
  * @returns The step's metrics row.
  *
- * @example See `tests/train/rl_trainer_test.ts` (needs a trained model to be meaningful).
+ * @example One GRPO step of an untrained tiny model on a small world (`tests/train/rl_trainer_test.ts`: 20 steps of
+ * each algorithm).
  * ```ts
- * import { rlStep } from "./rl_trainer.ts";
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { rlModelsFromSft, rlStep, rlStepContext } from "./rl_trainer.ts";
  *
- * console.assert(typeof rlStep === "function");
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 0, { trainCount: 8, testCount: 1, testObjectives: [1], sizes: { distractors: 0 } });
+ * const data = await loadData(dir);
+ * const config = resolveConfig("quick", { rl: { questionsPerStep: 1, groupSize: 2, maxTurns: 2, maxTurnTokens: 16 } });
+ * const sft = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 0 });
+ * const models = rlModelsFromSft(sft, "grpo", config);
+ * const row = await rlStep(rlStepContext(config, data, "grpo", models), 0);
+ * const n = (k: string) => row[k] as number;
+ * // 1 question × 2 rollouts of ≤ 2 turns: at most 4 turn sequences, one minibatch of ≤ 16, one update
+ * assert.equal(n("train/updates"), 1);
+ * assert.ok(n("rollout/turns") >= 1 && n("rollout/turns") <= 2);
+ * const parts = ["rollout", "memory_reward", "advantages", "update"].map((k) => n(`time/${k}`));
+ * assert.ok(Math.abs(parts.reduce((a, b) => a + b, 0) - n("time/step")) < 1e-9);
+ * for (const m of [sft, models.policy, models.reference, models.optimizer]) m.dispose();
  * ```
  */
 export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsRow> {
