@@ -1,8 +1,9 @@
 // What a reader of the repository is shown must exist in it: every relative link and every repository path in
 // README.md, docs/ and the notebooks' markdown cells resolves; nothing points outside the repository (the seed
-// notes, the design folder, a machine's own paths). The README starts with the two commands, stays at most 200
-// lines, keeps its results between the markers the lead refreshes, and shows the tour that
-// tests/readme_tour_test.ts runs.
+// notes, the design files and folder, a machine's own paths); and the code, tests, tools, bench, python and
+// notebooks cite no outside file and no repository path or heading that does not exist (`runs/…` and `data/…`,
+// which tasks write, are not checked). The README starts with the two commands, stays at most 200 lines, keeps its
+// results between the markers the lead refreshes, and shows the tour that tests/readme_tour_test.ts runs.
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 
