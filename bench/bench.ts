@@ -68,7 +68,7 @@ const TASK = {
 } as const;
 
 await runTask(TASK, async ({ flags: values }) => {
-  const reps = values.reps;
+  const reps = values.tiny ? 1 : values.reps; // --tiny: one timed repetition after the warm-up
   const size = values.tiny ? SIZES.tiny : SIZES.full;
   if (values.alternate !== undefined) {
     // compare side by side, alternate the sides, report medians: 1 thread, N threads, and N threads with W workers
