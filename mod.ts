@@ -393,7 +393,17 @@ export {
   type UpdateModels,
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
-export { drawQuestions, mempoOptions, rlStep, type RlStepContext, worldPools } from "./lib/train/rl_trainer.ts";
+export {
+  drawQuestions,
+  mempoOptions,
+  type RlModels,
+  rlModelsFromSft,
+  rlOptimizer,
+  rlStep,
+  type RlStepContext,
+  rlStepContext,
+  worldPools,
+} from "./lib/train/rl_trainer.ts";
 export { type DynamicSample, dynamicSampling } from "./lib/train/dynamic_sampling.ts";
 export {
   episodeMetrics,

@@ -344,11 +344,15 @@ export async function executeTask<F extends Readonly<Record<string, FlagSpec>>>(
  * @param main The task's body.
  * @returns Nothing (the process exits on a failure).
  *
- * @example
+ * @example A task run on this process's command line (none here: the flags' defaults reach the body).
  * ```ts
+ * import assert from "node:assert/strict";
  * import { runTask } from "./task.ts";
  *
- * console.assert(typeof runTask === "function"); // tools/*.ts call it at their top level
+ * let doubled = 0;
+ * const spec = { name: "deno task double", summary: "Doubles N.", flags: { n: { type: "integer", min: 0, default: 21, help: "N" } } } as const;
+ * await runTask(spec, ({ flags }) => void (doubled = flags.n * 2));
+ * assert.equal(doubled, 42);
  * ```
  */
 export async function runTask<F extends Readonly<Record<string, FlagSpec>>>(

@@ -198,7 +198,9 @@ export const SFT_CONFIG_SCHEMA = section({
     description: "Random words before and after the first occurrence of an induction sequence, at most this many each.",
     unset: "4",
   }),
-  dropProbability: inRange(0, 1).describe("Teacher's probability of forgetting an earlier answer (SPEC §6: 0.3)."),
+  dropProbability: inRange(0, 1).describe(
+    "Teacher's probability of forgetting an earlier answer (a teacher that forgets leaves MemPO's memory credit something to fix).",
+  ),
   drillMix: inRange(0, 10).optional().meta({
     description: "Memory drills (the state memory's extraction and pop on random names, lists of 1-10) added to " +
       "the SFT pool, as a fraction of the demonstration sequences.",
@@ -440,7 +442,7 @@ const BASE: ExperimentConfig = {
     // stay unseen. With [1, 2, 3, 4, 8] the long 8-objective episodes filled the SFT batches and after 450 steps
     // the policy never answered (EM 0 everywhere); with [1, 2, 3, 4, 1, 2, 3, 4, 6, 8] (a tenth each, 550 + 650
     // steps) it gives 6 and 8 answers but copies the wrong names (EM 0.84 / 0.31 / 0.02 / 0 / 0, memory context,
-    // against 0.69 / 0.44 / 0.17 / 0 / 0; README)
+    // against 0.69 / 0.44 / 0.17 / 0 / 0; docs/research/many_objectives.md#wall-3-memories-of-68-slots-copied-intact)
     auxObjectives: [1, 2, 3, 4],
     // questions separate their objectives by ";" only: with markers (q1 … ; q2 …) an 8-objective question holds
     // q5-q8, which no training question of 1-4 objectives has
@@ -482,7 +484,8 @@ const BASE: ExperimentConfig = {
     // lr 5e-5 (was 2e-5), chosen on RL seed 0's training reward over the same 20 steps from the default run's SFT
     // weights (steps 11-20 summed: 4.12 at 5e-5, 3.75 at 1e-4, 3.56 at 2e-5, all with the threshold below). RL seeds 1
     // and 2 (rl.seed) then showed that reading to be within the seed's spread: over seeds 0-2, MemPO's 2-objective EM
-    // was 0.56 / 0.41 / 0.31 and GRPO's 0.33 / 0.47 / 0.52 (SFT 0.44); 20 steps move test EM no more than that (README)
+    // was 0.56 / 0.41 / 0.31 and GRPO's 0.33 / 0.47 / 0.52 (SFT 0.44); 20 steps move test EM no more than that
+    // (docs/research/rl_budget.md#three-rl-seeds-at-the-default-budget)
     lr: 5e-5,
     criticLr: 1e-3,
     klCoef: 0.001,
@@ -594,7 +597,8 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
     },
     // lr 1e-4: with the q-markers, lr 5e-5 left GRPO's second-half mean training reward below its first (0.44 → 0.41,
     // one draw of 16 questions per half); at 1e-4, 0.44 → 0.56 (MemPO, threshold 0.5) and 0.47 → 0.58 (GRPO, on the
-    // same questions), KL to the reference ≤ 0.051. Both readings are within the noise of the question draw (README)
+    // same questions), KL to the reference ≤ 0.051. Both readings are within the noise of the question draw
+    // (docs/research/rl_budget.md#the-quick-presets-check-in-ci)
     rl: { ...BASE.rl, steps: 8, questionsPerStep: 4, groupSize: 4, lr: 1e-4, maxTurnTokens: 48, checkpointEvery: 2 },
     eval: { questions: 4, maxTurns: 12, maxTurnTokens: 64 },
   },

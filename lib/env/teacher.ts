@@ -440,7 +440,7 @@ export function stateTeacherTurn(
  * its successor in one prediction.
  *
  * A dropped objective's answer is left out of the answers when it would
- * move there (SPEC §6: "dropped from `<mem>`"), so the final answer has one
+ * move there (`sft.dropProbability`: dropped from `<mem>`), so the final answer has one
  * objective too few and scores 0: a forgotten answer costs the episode.
  *
  * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state
@@ -622,7 +622,8 @@ export function teacherTurn(
  * Which objectives (0-based) the teacher forgets for a question: each one
  * independently with `dropProbability`, seeded by the question's text.
  *
- * Source: SPEC.md §6 (default: each earlier answer dropped with p = 0.3).
+ * Source: this package (`sft.dropProbability`, default 0.3: an imperfect teacher leaves MemPO's memory advantage
+ * something to fix, docs/design.md#the-task).
  *
  * @param question The question text.
  * @param count Number of objectives.

@@ -273,7 +273,8 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
     "seen these tokens in a question, a think or a memory (at most as random words in the induction warm-up), so",
     "what depends on them (the objective's marker in `<think>` and `<mem>`, and that it follows the one before) is",
     "out of reach at those counts. (`data.trainMarkers` numbers training questions from a random start so that",
-    "every marker is seen; on the default preset that cost more than it gave: README, Measured.)",
+    "every marker is seen; on the default preset that cost more than it gave: docs/research/many_objectives.md,",
+    "Wall 1.)",
     "",
     ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
   ].join("\n");
