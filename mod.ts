@@ -615,6 +615,8 @@ export {
   hfGenerationConfig,
   hfLlamaConfig,
   hfModelArrays,
+  modelConfigFromHf,
+  readHfModel,
   ropeHalfPermutation,
   writeHfModel,
 } from "./lib/export/hf_model.ts";
