@@ -394,6 +394,11 @@ export const EXPERIMENT_CONFIG_SCHEMA = section({
   backend: oneOf(BACKEND_NAMES as [string, ...string[]] as ["wasm", "cpu", "webgpu", "tensorflow", "tensorflow-gpu"])
     .describe("Tensor backend."),
   dataDir: path().describe("Data directory (generated when missing)."),
+  release: path().optional().meta({
+    description: "The released SFT policy (a folder of the repository, Hugging Face layout and manifest.json) that " +
+      "RL starts from, its hashes checked first; unset (or --from-scratch): SFT is trained by the run.",
+    unset: "SFT from scratch",
+  }),
   model: oneOf(["tiny", "small", "base", "bench"] as const satisfies readonly ModelPresetName[]).describe(
     "Model preset.",
   ),
@@ -584,6 +589,8 @@ export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> =
       trainObjectives: 1,
       sizes: { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 },
       markers: false,
+      // validation sets of held-out training subjects: what deno task train --stage sft reports and release chooses by
+      validCount: 4,
     },
     sft: {
       ...BASE.sft,

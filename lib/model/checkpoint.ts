@@ -60,7 +60,23 @@ export interface CheckpointRecord {
 
 const isLinear = (name: string) => name.endsWith("_proj.weight") || name === "value_head.weight";
 
-async function sha256(bytes: Uint8Array): Promise<string> {
+/**
+ * The SHA-256 of bytes, as lower-case hex: what checkpoints and the released SFT policy record of each file.
+ *
+ * Source: FIPS 180-4 through Web Crypto's `crypto.subtle.digest`.
+ *
+ * @param bytes The bytes.
+ * @returns 64 hex digits.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sha256 } from "./checkpoint.ts";
+ *
+ * assert.equal(await sha256(new TextEncoder().encode("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+ * ```
+ */
+export async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
