@@ -336,7 +336,7 @@ Deno.test("resolveConfig(): rl.joinShare needs the question once, turns for its 
 
 Deno.test("resolveConfig(): rl.filterGroups needs groups of two or more; rl.maxGenBatches is an integer ≥ 1", () => {
   const c = resolveConfig("default", { rl: { filterGroups: true, maxGenBatches: 3 } }).rl;
-  assert.deepEqual([c.filterGroups, c.maxGenBatches, c.groupSize], [true, 3, 4]);
+  assert.deepEqual([c.filterGroups, c.maxGenBatches, c.groupSize], [true, 3, 8]);
   assert.equal(resolveConfig("default").rl.filterGroups, undefined, "off unless asked");
   assert.throws(
     () => resolveConfig("default", { rl: { filterGroups: true, groupSize: 1 } }),
@@ -427,7 +427,7 @@ Deno.test("the config's unset texts say what the consumers do when a field is le
 Deno.test("valueAt(), mergeSections(): dotted paths and the section-by-section merge", () => {
   assert.equal(valueAt(PRESETS.default, "rl.memThreshold"), 0.5);
   assert.equal(valueAt(PRESETS.default, "seed"), 0);
-  assert.deepEqual(valueAt(PRESETS.default, "data.sizes"), { distractors: 0 });
+  assert.deepEqual(valueAt(PRESETS.default, "data.sizes"), { distractors: 0, lives: 1 });
   assert.equal(valueAt(PRESETS.default, "data.sizes.films"), undefined);
   assert.equal(valueAt(undefined, "rl"), undefined);
   const base = { seed: 1, rl: { lr: 1, steps: 2 }, data: { testObjectives: [1, 2] } };
