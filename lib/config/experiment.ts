@@ -199,7 +199,9 @@ export const SFT_CONFIG_SCHEMA = section({
     unset: "4",
   }),
   dropProbability: inRange(0, 1).describe(
-    "Teacher's probability of forgetting an earlier answer (a teacher that forgets leaves MemPO's memory credit something to fix).",
+    "The cold-start teacher's probability of keeping the wrong fact of a document: the plausible wrong answer read " +
+      "beside the needed one (data.sizes.lives: the other city), or, where a document has none, forgetting the " +
+      "answer once it is no longer the one just found. What RL and MemPO's memory credit are to improve.",
   ),
   drillMix: inRange(0, 10).optional().meta({
     description: "Memory drills (the state memory's extraction and pop on random names, lists of 1-10) added to " +
