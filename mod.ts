@@ -184,6 +184,7 @@ export {
   readCheckpointRecord,
   saveCheckpoint,
   settleCheckpoint,
+  sha256,
   torchLayoutArrays,
   verifyCheckpoint,
   type VerifyCheckpointOptions,
@@ -332,6 +333,8 @@ export {
 } from "./lib/train/gradient_workers.ts";
 export { cosineLr, stagedHorizon } from "./lib/optim/schedule.ts";
 export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
+export { type RecallTaskOptions, recallTaskSequences } from "./lib/train/recall_task.ts";
+export { SFT_STAGES, WARMUP_STAGES } from "./lib/stages.ts";
 export { type MemoryDrillOptions, memoryDrillSequences } from "./lib/train/memory_drill.ts";
 export { WARMUP_LOSS_WINDOW, warmupFormed } from "./lib/train/warmup_stop.ts";
 export {
@@ -576,7 +579,22 @@ export {
   type CompareRow,
   compareRun,
 } from "./lib/pipeline/compare.ts";
-export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
+export { branchRun, SFT_FIELDS, sftConfigDifference } from "./lib/pipeline/branch.ts";
+export { evaluateSavedRun } from "./lib/pipeline/evaluate_saved.ts";
+
+// The released SFT policy: a folder of the repository, every file's hash checked before RL starts from it
+export {
+  loadRelease,
+  RELEASE_DIR,
+  RELEASE_FORMAT,
+  RELEASE_METRICS,
+  type ReleaseManifest,
+  type ReleaseProvenance,
+  type ReleaseValidationRow,
+  verifyRelease,
+  writeRelease,
+} from "./lib/release/release.ts";
+export { startFromRelease } from "./lib/release/from_release.ts";
 export { RL_STEP_AXIS, runFigures } from "./lib/pipeline/run_figures.ts";
 
 // The tasks' command line: flags declared once, one error path

@@ -8,6 +8,7 @@ import { loadCheckpoint, readCheckpointRecord } from "../lib/model/checkpoint.ts
 import { setBackend } from "../lib/backend/backend.ts";
 import { tokenizerFromJson } from "../lib/text/tokenizer.ts";
 import { readMetricsLog } from "../lib/train/metrics_log.ts";
+import { SFT_STAGES } from "../lib/stages.ts";
 import { RELEASE_DIR, type ReleaseValidationRow, writeRelease } from "../lib/release/release.ts";
 import { DataError } from "../lib/errors.ts";
 import { type EvalRow, SFT_AGENT } from "../lib/eval/evaluate.ts";
@@ -67,7 +68,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
   try {
     const tokenizer = tokenizerFromJson(await Deno.readTextFile(`${chosen.run}/tokenizer.json`));
     const sftRows = (await readMetricsLog(`${chosen.run}/metrics.jsonl`)).rows.filter((r) =>
-      r.stage === "pretrain" || r.stage === "sft"
+      SFT_STAGES.includes(String(r.stage))
     );
     const commit = flags.commit ??
       new TextDecoder().decode(

@@ -181,6 +181,20 @@ export const SFT_CONFIG_SCHEMA = section({
       "induction head forms, at a step that differs from seed to seed). Needs sft.pretrainHorizon > sft.pretrainSteps.",
     unset: "the warm-up stops at sft.pretrainSteps",
   }),
+  recallSteps: int(0).optional().meta({
+    description: "Steps of the recall warm-up after the induction warm-up (facts 's r o .' of random words, then " +
+      "questions 's r' answered by their o: the two-word read of a document; lib/train/recall_task.ts); it goes on " +
+      "past these, up to sft.recallHorizon, until the mean loss of its last 20 steps is below sft.recallLoss.",
+    unset: "0 (no recall warm-up)",
+  }),
+  recallHorizon: int(1).optional().meta({
+    description: "The recall warm-up's last step at most, and the end of its cosine schedule.",
+    unset: "sft.recallSteps",
+  }),
+  recallLoss: positive().optional().meta({
+    description: "The recall warm-up's end by its loss (guessing between a subject's two facts costs ln 2 ≈ 0.69).",
+    unset: "the recall warm-up stops at sft.recallSteps",
+  }),
   pretrainBatchSize: int(1).optional().meta({
     description: "Induction sequences per warm-up step.",
     unset: String(DEFAULT_PRETRAIN_BATCH_SIZE),
@@ -593,6 +607,9 @@ const DEFAULT: ExperimentConfig = {
     pretrainSteps: 450, // the induction warm-up: at least 450 steps, ended by its loss (pretrainLoss) by 750
     pretrainHorizon: 750,
     pretrainLoss: 1, // a formed induction head's copy loss is under 0.5, none 3-5
+    recallSteps: 200, // then the recall warm-up: a fact found by its (subject, relation) pair, ended by its loss
+    recallHorizon: 1500,
+    recallLoss: 0.3, // under ln 2 (a guess between a subject's two facts): the pair is read
     inductionMix: 0.25,
     horizons: [1300, 1950, 2600, 3900], // the cosine restarts at these steps (the read forms late)
     joinShare: 0.5, // half the memory demonstrations are training questions joined into longer open lists
@@ -1083,6 +1100,16 @@ export function validateConfig(c: unknown): ExperimentConfig {
     fail(
       `sft.pretrainHorizon must be > sft.pretrainSteps (${warmup}) with sft.pretrainLoss set, current value is ` +
         `${config.sft.pretrainHorizon ?? "unset"}`,
+    );
+  }
+  const recall = config.sft.recallSteps ?? 0;
+  if ((config.sft.recallHorizon ?? recall) < recall) {
+    fail(`sft.recallHorizon must be ≥ sft.recallSteps (${recall}), current value is ${config.sft.recallHorizon}`);
+  }
+  if (config.sft.recallLoss !== undefined && recall > 0 && (config.sft.recallHorizon ?? recall) <= recall) {
+    fail(
+      `sft.recallHorizon must be > sft.recallSteps (${recall}) with sft.recallLoss set, current value is ` +
+        `${config.sft.recallHorizon ?? "unset"}`,
     );
   }
   let sizes;

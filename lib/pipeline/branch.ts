@@ -9,6 +9,7 @@ import { type ExperimentConfig, valueAt } from "../config/experiment.ts";
 import { currentCheckpoint, readCheckpointRecord, verifyCheckpoint } from "../model/checkpoint.ts";
 import { DataError, UsageError } from "../errors.ts";
 import { readMetricsLog } from "../train/metrics_log.ts";
+import { SFT_STAGES } from "../stages.ts";
 import { pathExists } from "../path_exists.ts";
 
 /**
@@ -132,7 +133,7 @@ export async function branchRun(fromDir: string, outDir: string, config: Experim
   await verifyCheckpoint(sftDir).catch((e: Error) => fail(e.message));
   if (!(await pathExists(`${fromDir}/metrics.jsonl`))) fail("it has no metrics.jsonl");
   const { rows: all } = await readMetricsLog(`${fromDir}/metrics.jsonl`).catch((e: Error) => fail(e.message));
-  const rows = all.filter((row) => ["pretrain", "sft"].includes(String(row.stage)));
+  const rows = all.filter((row) => SFT_STAGES.includes(String(row.stage)));
   const tokenizer = await Deno.readTextFile(`${fromDir}/tokenizer.json`).catch(() => fail("it has no tokenizer.json"));
   // a previous run in outDir is replaced (as a fresh run replaces it); anything else is left alone
   const entries = await Array.fromAsync(Deno.readDir(outDir)).catch(() => []);

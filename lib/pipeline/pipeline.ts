@@ -49,6 +49,7 @@ import { stateLayout } from "../env/teacher.ts";
 import { gradientWorkersFor } from "../train/gradient_workers.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { warmupFormed } from "../train/warmup_stop.ts";
+import { WARMUP_STAGES } from "../stages.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { type RlModels, rlModelsFromSft, rlOptimizer, rlStep, rlStepContext } from "../train/rl_trainer.ts";
 import type { EvalRow } from "../eval/evaluate.ts";
@@ -56,6 +57,8 @@ import type { MetricsRow } from "../train/metrics.ts";
 import { readMetricsLog } from "../train/metrics_log.ts";
 import { demoContexts } from "../eval/longest_contexts.ts";
 import { inductionSequences } from "../train/copy_task.ts";
+import { recallTaskSequences } from "../train/recall_task.ts";
+import type { LmSequence } from "../train/collate.ts";
 import { memoryDrillSequences } from "../train/memory_drill.ts";
 import { DEMO_CONTEXTS_STATE, evaluateRun } from "./evaluate_run.ts";
 
@@ -213,14 +216,16 @@ async function planResume(
   const { rows: all, text } = await readMetricsLog(`${outDir}/metrics.jsonl`).catch((e: Error) => {
     throw e instanceof DataError ? new DataError(`Cannot resume ${outDir}: ${e.message}`) : e;
   });
+  // the warm-ups end by their loss: an sft/ checkpoint covers every row they logged
+  const warmups = new Set<string>(WARMUP_STAGES);
   const covered = (stage: string) => {
-    if (stage === "pretrain") return sft === undefined ? 0 : config.sft.pretrainSteps ?? 0;
+    if (warmups.has(stage)) return sft === undefined ? 0 : Infinity;
     return stage === "sft" ? sft?.step ?? 0 : rl.get(stage)?.step ?? 0;
   };
   const rows = all.filter((row) => Number(row.step) < covered(String(row.stage)));
-  for (const stage of ["pretrain", "sft", ...config.rl.algorithms]) {
+  for (const stage of [...WARMUP_STAGES, "sft", ...config.rl.algorithms]) {
     const steps = rows.filter((r) => r.stage === stage).map((r) => Number(r.step));
-    const want = covered(stage);
+    const want = warmups.has(stage) ? steps.length : covered(stage);
     if (steps.length !== want || steps.some((s, i) => s !== i)) {
       throw new DataError(
         `Cannot resume ${outDir}: metrics.jsonl holds ${steps.length} ${stage} rows before step ${want}, ` +
@@ -374,49 +379,80 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     // induction warm-up: copying random word sequences forms the circuit that copies names (once: a checkpoint of the
     // stage, at SFT step 0, follows it)
     const pretrainSteps = config.sft.pretrainSteps ?? 0;
+    const recallSteps = config.sft.recallSteps ?? 0;
     let step = startStep;
     // MEMPO_SFT_WORKERS (default: the cores): the steps' micro-batches on gradient workers, one core each (the same
     // numbers as on this thread)
-    const workers = step < config.sft.steps || (pretrainSteps > 0 && sftState === undefined)
+    const workers = step < config.sft.steps || ((pretrainSteps > 0 || recallSteps > 0) && sftState === undefined)
       ? gradientWorkersFor()
       : undefined;
     try {
-      if (pretrainSteps > 0 && sftState === undefined) {
-        // with sft.pretrainLoss the warm-up goes on past pretrainSteps, to the horizon at most, until the head forms
-        const threshold = config.sft.pretrainLoss;
-        const horizon = config.sft.pretrainHorizon ?? pretrainSteps;
-        const losses: number[] = [];
-        await trainSft({
-          model: sft,
-          optimizer,
-          sequences: inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: seedSft }),
-          // the cosine runs to the horizon (default: the warm-up's last step), the warm-up stops at pretrainSteps
-          config: {
-            ...config.sft,
-            steps: horizon,
-            batchSize: config.sft.pretrainBatchSize ?? DEFAULT_PRETRAIN_BATCH_SIZE,
-            horizons: [],
-          },
-          endStep: threshold === undefined ? pretrainSteps : horizon,
-          ...(threshold === undefined ? {} : { shouldStop: () => warmupFormed(losses, pretrainSteps, threshold) }),
-          seed: seedSft + 17,
-          padId: data.tokenizer.padId,
-          workers,
-          onStep: async (r) => {
-            losses.push(r.loss);
-            await log({
-              stage: "pretrain",
-              step: r.step,
-              "sft/loss": r.loss,
-              "sft/lr": r.lr,
-              "sft/tokens": r.tokens,
-              "time/step": r.seconds,
-            });
-            // past pretrainSteps (sft.pretrainLoss) the count runs to the horizon
-            const total = r.step < pretrainSteps ? pretrainSteps : horizon;
-            progress({ stage: "pretrain", step: r.step + 1, total, info: { loss: r.loss } });
-          },
-        });
+      if ((pretrainSteps > 0 || recallSteps > 0) && sftState === undefined) {
+        // each warm-up goes on past its minimum, to its horizon at most, until its loss says the skill has formed
+        const warmup = async (
+          stage: "pretrain" | "recall",
+          sequences: LmSequence[],
+          minSteps: number,
+          horizon: number,
+          threshold: number | undefined,
+        ) => {
+          const losses: number[] = [];
+          await trainSft({
+            model: sft,
+            optimizer,
+            sequences,
+            // the cosine runs to the horizon (default: the warm-up's last step)
+            config: {
+              ...config.sft,
+              steps: horizon,
+              batchSize: config.sft.pretrainBatchSize ?? DEFAULT_PRETRAIN_BATCH_SIZE,
+              horizons: [],
+            },
+            endStep: threshold === undefined ? minSteps : horizon,
+            ...(threshold === undefined ? {} : { shouldStop: () => warmupFormed(losses, minSteps, threshold) }),
+            seed: seedSft + (stage === "pretrain" ? 17 : 19),
+            padId: data.tokenizer.padId,
+            workers,
+            onStep: async (r) => {
+              losses.push(r.loss);
+              await log({
+                stage,
+                step: r.step,
+                "sft/loss": r.loss,
+                "sft/lr": r.lr,
+                "sft/tokens": r.tokens,
+                "time/step": r.seconds,
+              });
+              // past the minimum (a loss threshold) the count runs to the horizon
+              progress({
+                stage,
+                step: r.step + 1,
+                total: r.step < minSteps ? minSteps : horizon,
+                info: { loss: r.loss },
+              });
+            },
+          });
+        };
+        // induction: copying random word sequences forms the circuit that copies names
+        if (pretrainSteps > 0) {
+          await warmup(
+            "pretrain",
+            inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: seedSft }),
+            pretrainSteps,
+            config.sft.pretrainHorizon ?? pretrainSteps,
+            config.sft.pretrainLoss,
+          );
+        }
+        // recall: a fact found by its (subject, relation) pair, the read of a document
+        if (recallSteps > 0) {
+          await warmup(
+            "recall",
+            recallTaskSequences(data.tokenizer, { count: 8192, seed: seedSft + 37 }),
+            recallSteps,
+            config.sft.recallHorizon ?? recallSteps,
+            config.sft.recallLoss,
+          );
+        }
         // a kill during SFT's first steps resumes from here, not from before the warm-up
         await saveCheckpoint(`${outDir}/sft`, {
           models: { policy: sft },

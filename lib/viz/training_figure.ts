@@ -6,6 +6,7 @@
  */
 import type { SvgFigure } from "./display.ts";
 import { linePanels } from "./line_plot.ts";
+import { SFT_STAGES } from "../stages.ts";
 import { agentSlots, seriesStyle } from "./series_style.ts";
 
 /** A `metrics.jsonl` row (lib/train/metrics.ts `MetricsRow`): `stage`, `step` and the logged metrics. */
@@ -81,7 +82,7 @@ export interface TrainingFigureOptions {
  */
 export function trainingFigure(rows: readonly TrainingRow[], options: TrainingFigureOptions = {}): SvgFigure {
   const present = [...new Set(rows.map((r) => String(r.stage)))];
-  const stages = options.stages ?? present.filter((s) => s !== "sft" && s !== "pretrain");
+  const stages = options.stages ?? present.filter((s) => !SFT_STAGES.includes(s));
   for (const s of stages) {
     if (!present.includes(s)) {
       throw new Error(
