@@ -3,7 +3,7 @@ import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
 import type { Algorithm } from "../lib/config/experiment.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { DATA_SPLITS, type DataSplit, splitDir } from "../lib/data/build.ts";
-import { readMetricsLog } from "../lib/train/metrics_log.ts";
+import { readMetricsLog, tornLineNote } from "../lib/train/metrics_log.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { evaluateRun } from "../lib/pipeline/evaluate_run.ts";
 import { trainingTimings } from "../lib/pipeline/eval_json.ts";
@@ -36,8 +36,10 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const split = flags.split as DataSplit;
   const outDir = splitDir(dir, split);
   const config = await readRunConfig(dir);
-  // the training curves come from the run's log: a damaged one is refused before minutes of evaluation
-  const metrics = (await readMetricsLog(`${dir}/metrics.jsonl`)).rows;
+  // the training curves come from the run's log: a damaged one is refused before minutes of evaluation; a last line
+  // a kill cut short is dropped, and said here and in eval.md (the figures and summaries have one row less)
+  const log = await readMetricsLog(`${dir}/metrics.jsonl`);
+  if (log.torn !== undefined) console.error(`warning: ${tornLineNote(`${dir}/metrics.jsonl`, log)}`);
   // the training stages' times live in the eval.json this run rewrites: kept (a damaged one is refused here too)
   const timings = await trainingTimings(outDir);
   const { data, load: loadStage } = await openRun(dir, config, { split });
@@ -65,7 +67,8 @@ await runTask(TASK, async ({ flags, positionals }) => {
     data,
     sft,
     trained,
-    metrics,
+    metrics: log.rows,
+    ...(log.torn === undefined ? {} : { metricsNote: tornLineNote("metrics.jsonl", log) }),
     timings,
     onProgress: ({ stage, info }) => {
       if (stage === "eval") console.log(`${info.agent} ${info.objectives} obj: EM ${Number(info.em).toFixed(2)}`);

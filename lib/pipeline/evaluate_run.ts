@@ -112,6 +112,8 @@ export interface EvaluateRunOptions {
   trained: ReadonlyMap<Algorithm, Model>;
   /** The run's `metrics.jsonl` rows (the training figures, the RL rollouts' longest contexts). */
   metrics: readonly MetricsRow[];
+  /** What is missing from `metrics` (a torn last line dropped: `tornLineNote`), said in eval.md and eval.json. */
+  metricsNote?: string;
   /** Seconds of the stages before (eval.md reports them); the result adds `eval` and `groups`. @default {} */
   timings?: Readonly<Record<string, number>>;
   /** Progress: stage `eval` per evaluation row, `groups` per equal-reward row. */
@@ -232,6 +234,7 @@ export async function evaluateRun(
       diagnostic,
       unseen: unseenTestWords(data),
       metrics,
+      ...(options.metricsNote === undefined ? {} : { metricsNote: options.metricsNote }),
       equalRewardGroups: groups,
       longestContexts: contexts,
       split: data.split,
@@ -270,6 +273,8 @@ export interface EvalFiles {
   unseen?: ReadonlyMap<number, readonly string[]>;
   /** The run's `metrics.jsonl` rows (the training figures and the RL updates' signal, `rlSignal`; none without RL rows). @default [] */
   metrics?: readonly MetricsRow[];
+  /** What is missing from `metrics` (a torn last line dropped): eval.md says it under the title, eval.json as `metricsNote`. */
+  metricsNote?: string;
   /** The share of equal-reward groups per agent and test set (`equalRewardGroups`). */
   equalRewardGroups?: readonly EqualRewardGroupsRow[];
   /** The longest training and test contexts per agent (`longestContexts`). */
@@ -312,7 +317,8 @@ export interface EvalFiles {
  * ```
  */
 export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<void> {
-  const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts, split } = files;
+  const { rows, timings, diagnostic, unseen, metrics = [], metricsNote, equalRewardGroups, longestContexts, split } =
+    files;
   const named = split !== undefined && split !== "test" ? { split } : {};
   const titled = splitTitle(split ?? "test");
   const signal = rlSignal(metrics, rlStages(metrics));
@@ -322,6 +328,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     JSON.stringify(
       {
         ...named,
+        ...(metricsNote === undefined ? {} : { metricsNote }),
         rows,
         timings,
         diagnostic,
@@ -342,6 +349,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     titled ? `# Evaluation on ${titled.title}` : "# Evaluation",
     "",
     ...(titled ? [titled.note, ""] : []),
+    ...(metricsNote === undefined ? [] : [`> ${metricsNote}.`, ""]),
     "Greedy decoding. Cells: mean EM / mean F1 / mean total tokens per episode / mean peak context tokens.",
     "The teacher rows are the scripted teacher without drops: the ceiling, and the tokens a perfect policy",
     "spends under each context policy.",
