@@ -9,6 +9,7 @@ import { branchRun } from "../../lib/pipeline/branch.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";
 import { currentCheckpoint, readCheckpointRecord } from "../../lib/model/checkpoint.ts";
 import { buildTokenizer, tokenizerToJson } from "../../lib/text/tokenizer.ts";
+import { taskStderr } from "../_subprocess.ts";
 
 const dataDir = await Deno.makeTempDir();
 const config = resolveConfig("quick", { dataDir });
@@ -238,7 +239,7 @@ async function task(
     code: r.code,
     signal: r.signal,
     out: new TextDecoder().decode(r.stdout),
-    err: new TextDecoder().decode(r.stderr),
+    err: taskStderr(r.stderr),
   };
 }
 
