@@ -17,7 +17,8 @@ const TASK = {
     "validation sets, or training questions joined to the test sizes) with its config's eval section, and rewrite " +
     "its eval.md, eval.json and plots (RUN/valid/, RUN/train/ for the other splits). Every checkpoint is checked " +
     "first: its files' hashes, and its " +
-    "architecture against its weights and against the run's config.",
+    "architecture against its weights and against the run's config. A last metrics.jsonl line that a kill cut " +
+    "short is dropped, and said on stderr and in eval.md; a damaged line before it is refused.",
   positionals: [{ name: "RUN", help: "a run directory (runs/NAME) written by deno task train" }],
   flags: {
     split: {

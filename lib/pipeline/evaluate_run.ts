@@ -288,7 +288,8 @@ export interface EvalFiles {
  * tokens vs objectives; the training reward, reward / reference KL / policy loss, and the
  * share of equal-reward groups / entropy, per step). From the RL rows of `metrics`, eval.json's
  * `rlSignal` and eval.md's "What the RL updates had to work with" (`rlSignal`, by quarter); from
- * rows that record each question's turns, `tokenCost` and "What the tokens pay for".
+ * rows that record each question's turns, `tokenCost` and "What the tokens pay for". A
+ * `metricsNote` (rows missing from `metrics`) heads eval.md and is kept in eval.json.
  *
  * Source: MemPO Figure 1 (performance and tokens vs number of objectives).
  *
@@ -307,13 +308,16 @@ export interface EvalFiles {
  *   timings: {},
  *   unseen: new Map([[1, []], [6, ["q5", "q6"]]]),
  *   longestContexts: [{ agent: "SFT", contextPolicy: "full", sftDemos: 700, test: { 6: 1200 } }],
+ *   metricsNote: "metrics.jsonl line 9 was cut short",
  * });
  * const md = await Deno.readTextFile(`${dir}/eval.md`);
  * assert.match(md, /\n- 6 objectives: `q5`, `q6`\n/);
+ * assert.match(md, /^# Evaluation\n\n> metrics\.jsonl line 9 was cut short\.\n/);
  * assert.match(md, /## Longest contexts[\s\S]*\| SFT \(full\) \| 700 \| – \| 1200 \* \|/);
  * const json = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`));
  * assert.deepEqual(json.unseen, { 1: [], 6: ["q5", "q6"] });
  * assert.equal(json.longestContexts[0].sftDemos, 700);
+ * assert.equal(json.metricsNote, "metrics.jsonl line 9 was cut short");
  * ```
  */
 export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<void> {
