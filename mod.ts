@@ -180,6 +180,7 @@ export {
   loadCheckpoint,
   type LoadCheckpointOptions,
   type LoadedCheckpoint,
+  modelFromTorchLayout,
   readCheckpointRecord,
   saveCheckpoint,
   settleCheckpoint,
@@ -192,6 +193,7 @@ export {
 export {
   buildCorpus,
   type CorpusDocument,
+  DECOY_RELATION,
   DEFAULT_WORLD_SIZES,
   type Entity,
   entityDocument,
@@ -391,7 +393,17 @@ export {
   type UpdateModels,
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
-export { drawQuestions, mempoOptions, rlStep, type RlStepContext, worldPools } from "./lib/train/rl_trainer.ts";
+export {
+  drawQuestions,
+  mempoOptions,
+  type RlModels,
+  rlModelsFromSft,
+  rlOptimizer,
+  rlStep,
+  type RlStepContext,
+  rlStepContext,
+  worldPools,
+} from "./lib/train/rl_trainer.ts";
 export { type DynamicSample, dynamicSampling } from "./lib/train/dynamic_sampling.ts";
 export {
   episodeMetrics,
@@ -413,6 +425,7 @@ export {
   type EvalRow,
   evaluateAgents,
   evaluateCell,
+  keptFactsMarkdown,
   runAgents,
   SFT_AGENT,
   TEACHER_AGENT,
@@ -460,6 +473,15 @@ export {
   type RlSignalRow,
 } from "./lib/eval/rl_signal.ts";
 export { tokenCost, tokenCostMarkdown, type TokenCostRow } from "./lib/eval/token_cost.ts";
+export { type KeptFacts, keptFacts, memoryDecisions } from "./lib/eval/kept_facts.ts";
+export {
+  type DecisionEntropy,
+  decisionEntropy,
+  decisionEntropyMarkdown,
+  type DecisionEntropyRow,
+  decisionEntropyRows,
+  decisionPlaces,
+} from "./lib/eval/decision_entropy.ts";
 export {
   type CopyAccuracy,
   copyAccuracy,
@@ -592,6 +614,8 @@ export {
   hfGenerationConfig,
   hfLlamaConfig,
   hfModelArrays,
+  modelConfigFromHf,
+  readHfModel,
   ropeHalfPermutation,
   writeHfModel,
 } from "./lib/export/hf_model.ts";
