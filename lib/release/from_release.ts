@@ -9,6 +9,7 @@
 import type { ExperimentConfig } from "../config/experiment.ts";
 import { saveCheckpoint } from "../model/checkpoint.ts";
 import { parseMetricsLog } from "../train/metrics_log.ts";
+import { parseJsonText } from "../json_file.ts";
 import { sftConfigDifference } from "../pipeline/branch.ts";
 import { DataError, UsageError } from "../errors.ts";
 import { loadRelease, RELEASE_METRICS, type ReleaseManifest } from "./release.ts";
@@ -47,7 +48,9 @@ export async function startFromRelease(
         } here: the SFT weights depend on it (train from scratch with --from-scratch)`,
       );
     }
-    const words = JSON.parse(tokenizerText)?.model?.vocab as Record<string, number> | undefined;
+    const words = (parseJsonText(tokenizerText, `${config.dataDir}/tokenizer.json`) as {
+      model?: { vocab?: Record<string, number> };
+    })?.model?.vocab;
     const clash = tokenizer.tokens.findIndex((t, i) => words?.[t] !== i);
     if (clash >= 0 || Object.keys(words ?? {}).length !== tokenizer.size) {
       throw new DataError(
