@@ -419,7 +419,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
   assert.equal(config.code, 0);
   assert.match(
     new TextDecoder().decode(config.stdout),
-    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 4\n {6}G, rollouts/,
+    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 8 \(quick 4, paper 4, short 4\)\n {6}G, rollouts/,
   );
 });
 
