@@ -418,7 +418,7 @@ export {
   rewardsEqual,
   rlStages,
 } from "./lib/train/metrics.ts";
-export { type MetricsLog, parseMetricsRows, readMetricsLog } from "./lib/train/metrics_log.ts";
+export { type MetricsLog, parseMetricsLog, readMetricsLog, tornLineNote } from "./lib/train/metrics_log.ts";
 export {
   AGENT_NAMES,
   agentObjectivesTable,
@@ -603,8 +603,6 @@ export {
   type FlagSpec,
   type FlagValues,
   parseTaskArgs,
-  readTaskFile,
-  readTaskJson,
   runTask,
   SHARED_FLAGS,
   type SharedFlagSpec,
@@ -619,6 +617,7 @@ export { type Interrupt, onInterrupt } from "./lib/cli/interrupt.ts";
 export { DataError, UsageError } from "./lib/errors.ts";
 export { integerSetting, type IntegerSettingOptions } from "./lib/integer_setting.ts";
 export { writeFileAtomic } from "./lib/atomic_file.ts";
+export { type JsonFileOptions, type JsonLines, parseJsonLines, parseJsonText, readJsonFile } from "./lib/json_file.ts";
 export { pathExists } from "./lib/path_exists.ts";
 export { faultPoint } from "./lib/fault_point.ts";
 

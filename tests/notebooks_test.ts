@@ -2,6 +2,7 @@
 // (tools/test.ts runs the nine lesson notebooks themselves as its own suite.)
 import assert from "node:assert/strict";
 import { commandSucceeds } from "../lib/cli/command_probe.ts";
+import { taskStderr } from "./_subprocess.ts";
 
 const hasJupyter = await commandSucceeds("jupyter", ["nbconvert", "--version"]);
 const runner = new URL("../tools/notebooks.ts", import.meta.url).pathname;
@@ -63,7 +64,7 @@ Deno.test("deno task notebooks without Jupyter: says what it skipped and how to 
       args: ["run", "-A", runner, "--summary"],
       env: { NO_COLOR: "1", PATH: "/nonexistent", ...env },
     }).output();
-    return { code: r.code, out: new TextDecoder().decode(r.stdout), err: new TextDecoder().decode(r.stderr) };
+    return { code: r.code, out: new TextDecoder().decode(r.stdout), err: taskStderr(r.stderr) };
   };
   const free = await run({ MEMPO_REQUIRE_JUPYTER: "0" });
   assert.equal(free.code, 0, free.err);

@@ -4,6 +4,7 @@ import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { evaluateSavedRun } from "../lib/pipeline/evaluate_saved.ts";
+import type { ProgressEvent } from "../lib/pipeline/pipeline.ts";
 import { runTask } from "../lib/cli/task.ts";
 
 const TASK = {
@@ -12,7 +13,8 @@ const TASK = {
     "validation sets, or training questions joined to the test sizes) with its config's eval section, and rewrite " +
     "its eval.md, eval.json and plots (RUN/valid/, RUN/train/ for the other splits). Every checkpoint is checked " +
     "first: its files' hashes, and its " +
-    "architecture against its weights and against the run's config.",
+    "architecture against its weights and against the run's config. A last metrics.jsonl line that a kill cut " +
+    "short is dropped, and said on stderr and in eval.md; a damaged line before it is refused.",
   positionals: [{ name: "RUN", help: "a run directory (runs/NAME) written by deno task train" }],
   flags: {
     split: {
@@ -28,12 +30,14 @@ const TASK = {
 
 await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
-  const { rows, outDir } = await evaluateSavedRun(dir, flags.split as DataSplit, ({ stage, info }) => {
+  const progress = ({ stage, info }: ProgressEvent) => {
     if (stage === "eval") console.log(`${info.agent} ${info.objectives} obj: EM ${Number(info.em).toFixed(2)}`);
     else {console.log(
         `${info.agent} ${info.objectives} obj: ${(100 * Number(info.equal)).toFixed(0)} % of groups equal`,
       );}
-  });
+  };
+  const warn = (message: string) => console.error(`warning: ${message}`);
+  const { rows, outDir } = await evaluateSavedRun(dir, flags.split as DataSplit, progress, warn);
   console.log(evalMarkdown(rows));
   console.log(`wrote ${outDir}/eval.md, eval.json and its figures`);
   const config = await readRunConfig(dir);

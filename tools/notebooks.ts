@@ -2,6 +2,7 @@
 // with nbconvert on a project-local Deno kernel (NO_COLOR). Fails on any error. `--help` lists the flags.
 import { cleanNotebook, type Notebook, notebookCode } from "../lib/viz/notebook.ts";
 import { runTask } from "../lib/cli/task.ts";
+import { readJsonFile } from "../lib/json_file.ts";
 import { commandSucceeds } from "../lib/cli/command_probe.ts";
 
 const TASK = {
@@ -69,7 +70,7 @@ await runTask(TASK, async ({ flags: values }) => {
     .sort();
   for (const name of files) {
     const path = `${dir}/${name}`;
-    const nb = JSON.parse(await Deno.readTextFile(path)) as Notebook;
+    const nb = await readJsonFile(path, { what: "notebook" }) as Notebook;
     // 1. type-check the code cells as one module beside the notebook (the kernel does not type-check)
     const check = `${dir}/.nbcheck_${name.replace(/\.ipynb$/, "")}.ts`;
     await Deno.writeTextFile(check, notebookCode(nb));
@@ -114,7 +115,7 @@ await runTask(TASK, async ({ flags: values }) => {
     passed += 1;
     console.log(`ok ${name} (${seconds} s)`);
     if (values.write) {
-      const executed = JSON.parse(await Deno.readTextFile(`${out}/${name}`)) as Notebook;
+      const executed = await readJsonFile(`${out}/${name}`, { what: "executed notebook" }) as Notebook;
       await Deno.writeTextFile(path, JSON.stringify(cleanNotebook(executed), null, 1) + "\n");
     }
     await Deno.remove(out, { recursive: true });

@@ -66,7 +66,17 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const { models } = await loadCheckpoint(`${chosen.run}/sft`, { trainable: false });
   const model = models.policy!;
   try {
-    const tokenizer = tokenizerFromJson(await Deno.readTextFile(`${chosen.run}/tokenizer.json`));
+    // the run's own tokenizer (its checkpoints' ids); a missing or damaged one is refused naming the file
+    const tokenizerPath = `${chosen.run}/tokenizer.json`;
+    const tokenizerText = await Deno.readTextFile(tokenizerPath).catch((e: Error) => {
+      throw new DataError(`Cannot release ${chosen.run}: cannot read ${tokenizerPath} (${e.message})`);
+    });
+    let tokenizer;
+    try {
+      tokenizer = tokenizerFromJson(tokenizerText, tokenizerPath);
+    } catch (e) {
+      throw new DataError(`Cannot release ${chosen.run}: ${(e as Error).message.split("\n")[0]}`);
+    }
     const sftRows = (await readMetricsLog(`${chosen.run}/metrics.jsonl`)).rows.filter((r) =>
       SFT_STAGES.includes(String(r.stage))
     );

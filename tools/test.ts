@@ -4,6 +4,7 @@
 // `N passed, M failed` summed over every suite and exits non-zero on any failure.
 import { runTask } from "../lib/cli/task.ts";
 import { pathExists } from "../lib/path_exists.ts";
+import { UsageError } from "../lib/errors.ts";
 
 const TASK = {
   name: "deno task test",
@@ -18,6 +19,12 @@ const TASK = {
       type: "string",
       value: "TEXT",
       help: "run only the unit tests whose name contains TEXT (deno test --filter)",
+    },
+    files: {
+      type: "string",
+      value: "PATHS",
+      help: "run only the tests in these files or folders (comma-separated), without the whole project's format, " +
+        "lint and type checks or the webgpu parity run (CI runs tests/cli/ so from an empty Deno cache)",
     },
   },
 } as const;
@@ -71,9 +78,13 @@ await runTask(TASK, async ({ flags: values }) => {
     return m ? { passed: Number(m[1]), failed: Number(m[2]) } : undefined;
   }
 
-  await check("format", ["fmt", "--check"]);
-  await check("lint", ["lint"]);
-  await check("type-check", ["check", "mod.ts", "lib/", "tests/", "tools/", "bench/"]);
+  const files = values.files?.split(",").map((f) => f.trim()).filter(Boolean);
+  if (files !== undefined && files.length === 0) throw new UsageError("--files must name test files or folders");
+  if (files === undefined) {
+    await check("format", ["fmt", "--check"]);
+    await check("lint", ["lint"]);
+    await check("type-check", ["check", "mod.ts", "lib/", "tests/", "tools/", "bench/"]);
+  }
 
   /**
    * One `deno test` suite, counted from its summary line. A process that prints a complete summary
@@ -108,10 +119,14 @@ await runTask(TASK, async ({ flags: values }) => {
   // The GPU driver (Mesa's lavapipe in CI) runs in a process of its own: the main suite skips
   // webgpu, and the backend-parity tests run again with it.
   const filter = values.filter === undefined ? [] : ["--filter", values.filter];
-  await testSuite("unit and doc tests", ["test", "-A", "--doc", "lib/", "tests/", "mod.ts", ...filter], {
-    MEMPO_SKIP_WEBGPU: "1",
-  });
-  if (values.filter === undefined && Deno.env.get("MEMPO_SKIP_WEBGPU") !== "1") {
+  await testSuite(
+    "unit and doc tests",
+    ["test", "-A", "--doc", ...(files ?? ["lib/", "tests/", "mod.ts"]), ...filter],
+    {
+      MEMPO_SKIP_WEBGPU: "1",
+    },
+  );
+  if (values.filter === undefined && files === undefined && Deno.env.get("MEMPO_SKIP_WEBGPU") !== "1") {
     // where the parity tests live (tests/layout_test.ts checks that none is elsewhere)
     const parity = [
       "tests/backend/",

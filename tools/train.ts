@@ -16,7 +16,8 @@ import { evaluateSavedRun } from "../lib/pipeline/evaluate_saved.ts";
 import { startFromRelease } from "../lib/release/from_release.ts";
 import { branchRun } from "../lib/pipeline/branch.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
-import { readTaskJson, runTask } from "../lib/cli/task.ts";
+import { runTask } from "../lib/cli/task.ts";
+import { readJsonFile } from "../lib/json_file.ts";
 import { onInterrupt } from "../lib/cli/interrupt.ts";
 import { DataError, UsageError } from "../lib/errors.ts";
 import { pathExists } from "../lib/path_exists.ts";
@@ -113,7 +114,7 @@ await runTask(TASK, async ({ flags }) => {
   // the run's own config must be valid as it stands: a damaged one is the file's fault (exit 1), not the flags'
   if (baseRun !== undefined) overrides = { ...(await readRunConfig(baseRun)) };
   if (flags.config !== undefined) {
-    const file = await readTaskJson(flags.config, "--config file");
+    const file = await readJsonFile(flags.config, { what: "--config file" });
     if (typeof file !== "object" || file === null || Array.isArray(file)) {
       throw new UsageError(
         `--config ${flags.config} must hold a JSON object of config fields, current value is ${JSON.stringify(file)}`,
@@ -229,7 +230,12 @@ await runTask(TASK, async ({ flags }) => {
   }
   if (sftOnly) {
     // the recipe's product is judged on the validation sets; the test sets only report (deno task eval RUN)
-    const { rows, outDir: validDir } = await evaluateSavedRun(outDir, "valid", onProgress);
+    const { rows, outDir: validDir } = await evaluateSavedRun(
+      outDir,
+      "valid",
+      onProgress,
+      (message) => console.error(`warning: ${message}`),
+    );
     bar?.stop();
     console.log(`\n${evalMarkdown(rows)}\n`);
     console.log(

@@ -14,6 +14,7 @@ import {
   validateConfig,
 } from "./experiment.ts";
 import { DataError, UsageError } from "../errors.ts";
+import { readJsonFile } from "../json_file.ts";
 
 // the config's sections, each with its schema (which fields are optional)
 const SECTIONS = [
@@ -53,19 +54,8 @@ const SECTIONS = [
  */
 export async function readRunConfig(runDir: string): Promise<ExperimentConfig> {
   const path = `${runDir}/config.json`;
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    const why = e instanceof Deno.errors.NotFound ? "no such file (is it a run directory?)" : (e as Error).message;
-    throw new DataError(`Cannot read ${path}: ${why}`);
-  }
-  let saved: unknown;
-  try {
-    saved = JSON.parse(text);
-  } catch (e) {
-    throw new DataError(`Cannot read ${path}: it is not valid JSON (${(e as Error).message})`);
-  }
+  const saved = await readJsonFile(path, { optional: true });
+  if (saved === undefined) throw new DataError(`Cannot read ${path}: no such file (is it a run directory?)`);
   if (typeof saved !== "object" || saved === null || Array.isArray(saved)) {
     throw new DataError(`${path}: Invalid config: the config must be an object of fields`);
   }

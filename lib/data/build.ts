@@ -20,6 +20,7 @@ import { type QaRecord, readCorpus, readDataset, writeCorpus, writeDataset } fro
 import { writeFileAtomic } from "../atomic_file.ts";
 import { hashSeed, hashString } from "../random.ts";
 import { DataError } from "../errors.ts";
+import { parseJsonText } from "../json_file.ts";
 
 /** Options of {@linkcode buildData}. */
 export interface BuildDataOptions extends QaSplitOptions {
@@ -335,37 +336,27 @@ export async function loadData(dir: string, options: { split?: DataSplit } = {})
       throw new DataError(`Cannot load data from ${dir}: ${why} (run deno task data)`);
     }
   };
-  let manifest: {
+  const rebuild = "rebuild it with deno task data";
+  const manifest = parseJsonText(await read("manifest.json"), `${dir}/manifest.json`, { hint: rebuild }) as {
     test?: Record<string, number>;
     valid?: Record<string, number>;
     auxWorlds?: number;
     seed?: number;
     options?: { questionOnce?: unknown; markers?: boolean; subjectIndex?: SubjectIndex; distinctAnswers?: boolean };
-  };
+  } | null;
   let tokenizer: Tokenizer;
-  try {
-    manifest = JSON.parse(await read("manifest.json"));
-  } catch (e) {
-    if (e instanceof DataError) throw e;
-    throw new DataError(
-      `Cannot load data from ${dir}: manifest.json is not valid JSON (${
-        (e as Error).message
-      }); rebuild it with deno task data`,
-    );
-  }
   if (typeof manifest !== "object" || manifest === null || typeof manifest.test !== "object") {
     throw new DataError(
-      `Cannot load data from ${dir}: manifest.json has no "test" object; rebuild it with deno task data`,
+      `Cannot load data from ${dir}: manifest.json has no "test" object; ${rebuild}`,
     );
   }
+  const tokenizerText = await read("tokenizer.json");
   try {
-    tokenizer = tokenizerFromJson(await read("tokenizer.json"));
+    tokenizer = tokenizerFromJson(tokenizerText, `${dir}/tokenizer.json`);
   } catch (e) {
-    if (e instanceof DataError) throw e;
+    if (e instanceof DataError) throw new DataError(`${e.message}; ${rebuild}`);
     throw new DataError(
-      `Cannot load data from ${dir}: tokenizer.json is damaged (${
-        (e as Error).message
-      }); rebuild it with deno task data`,
+      `Cannot load data from ${dir}: tokenizer.json is damaged (${(e as Error).message}); ${rebuild}`,
     );
   }
   const corpus = await readCorpus(`${dir}/corpus.parquet`);

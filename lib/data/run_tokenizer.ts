@@ -28,7 +28,8 @@ const REMEDY: Record<RunTokenizerAction, string> = {
  * no <run>/tokenizer.json              → the data's text (not checked)
  * <run>/tokenizer.json = the data's    → the data's text
  * differs, and parses as a tokenizer   → DataError "… differs from the run's tokenizer.json …"
- * differs, and does not parse          → DataError "… its tokenizer.json is damaged …"
+ * differs, and is not JSON             → DataError "… <run>/tokenizer.json is not valid JSON (…)"
+ * differs, and is not a tokenizer      → DataError "… its tokenizer.json is damaged …"
  * ```
  *
  * Source: Hugging Face `save_pretrained` (a checkpoint ships with its tokenizer files).
@@ -52,6 +53,8 @@ const REMEDY: Record<RunTokenizerAction, string> = {
  * await Deno.writeTextFile(`${run}/tokenizer.json`, words("b"));
  * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /Cannot evaluate .*differs from the run's tokenizer.json/);
  * await Deno.writeTextFile(`${run}/tokenizer.json`, '{"model": {"vocab"');
+ * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /tokenizer.json is not valid JSON/);
+ * await Deno.writeTextFile(`${run}/tokenizer.json`, "{}");
  * await assert.rejects(checkRunTokenizer(run, data, "evaluate"), /tokenizer.json is damaged/);
  * ```
  */
@@ -69,8 +72,9 @@ export async function checkRunTokenizer(
   });
   if (runTokenizer !== undefined && runTokenizer !== dataTokenizer) {
     try {
-      tokenizerFromJson(runTokenizer);
+      tokenizerFromJson(runTokenizer, `${runDir}/tokenizer.json`);
     } catch (e) {
+      if (e instanceof DataError) throw new DataError(`Cannot ${action} ${runDir}: ${e.message}`); // not JSON
       throw new DataError(
         `Cannot ${action} ${runDir}: its tokenizer.json is damaged (${(e as Error).message.split("\n")[0]})`,
       );

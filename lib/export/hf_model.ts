@@ -10,6 +10,7 @@ import { type ModelConfig, validateModelConfig } from "../model/config.ts";
 import { decodeSafetensors, encodeSafetensors, type NamedArray, type SafetensorsFile } from "../model/safetensors.ts";
 import { modelFromTorchLayout, torchLayoutArrays } from "../model/checkpoint.ts";
 import { DataError } from "../errors.ts";
+import { readJsonFile } from "../json_file.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { type Tokenizer, tokenizerFromJson } from "../text/tokenizer.ts";
 import { hfTokenizerFiles } from "./hf_tokenizer.ts";
@@ -329,14 +330,7 @@ export async function readHfModel(dir: string): Promise<{ model: Model; tokenize
     }
   };
   const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  const parse = (name: string, bytes: Uint8Array) => {
-    try {
-      return JSON.parse(text(bytes));
-    } catch (e) {
-      throw new DataError(`Cannot read ${dir}/${name}: not valid JSON (${(e as Error).message})`);
-    }
-  };
-  const config = modelConfigFromHf(parse("config.json", await read("config.json")), `${dir}/config.json`);
+  const config = modelConfigFromHf(await readJsonFile(`${dir}/config.json`), `${dir}/config.json`);
   let tokenizer: Tokenizer;
   try {
     tokenizer = tokenizerFromJson(text(await read("tokenizer.json")));

@@ -22,6 +22,7 @@ import { decodeSafetensors, encodeSafetensors, type NamedArray, type Safetensors
 import type { AdamW } from "../optim/adamw.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { DataError } from "../errors.ts";
+import { parseJsonText } from "../json_file.ts";
 import { faultPoint } from "../fault_point.ts";
 
 /** What {@linkcode saveCheckpoint} writes. */
@@ -181,12 +182,19 @@ async function readRecordText(where: string): Promise<string | undefined> {
   }
 }
 
+/** The first names in `dir` when it is a directory that holds files but no `config.json` (not a checkpoint's). */
+async function strayFiles(dir: string): Promise<string | undefined> {
+  if (!(await isDirectory(dir))) return undefined;
+  const names = (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
+  return names.length > 0 && !names.includes("config.json") ? names.slice(0, 3).join(", ") : undefined;
+}
+
 function parseRecord(where: string, text: string): CheckpointRecord {
   let record: CheckpointRecord;
   try {
-    record = JSON.parse(text);
+    record = parseJsonText(text, `${where}/config.json`) as CheckpointRecord;
   } catch (e) {
-    throw new DataError(`Cannot load checkpoint ${where}: config.json is not valid JSON (${(e as Error).message})`);
+    throw new DataError(`Cannot load checkpoint ${where}: ${(e as Error).message}`);
   }
   if (typeof record !== "object" || record === null || record.format !== "mempo-lab/checkpoint@1") {
     throw new DataError(
@@ -209,7 +217,10 @@ function parseRecord(where: string, text: string): CheckpointRecord {
 
 /**
  * The record (`config.json`) of the current checkpoint of `dir`, or undefined
- * when there is none. Reads only.
+ * when there is none (no directory, or an empty one). Reads only. A
+ * directory that holds files but no `config.json` (weights whose record was
+ * lost) is a {@linkcode DataError}: {@linkcode saveCheckpoint} would refuse
+ * to write there, so a resume refuses it before it writes anything.
  *
  * Source: Hugging Face `config.json` convention; {@linkcode currentCheckpoint}.
  *
@@ -222,13 +233,27 @@ function parseRecord(where: string, text: string): CheckpointRecord {
  * import { readCheckpointRecord } from "./checkpoint.ts";
  *
  * assert.equal(await readCheckpointRecord("/nonexistent/sft"), undefined);
+ * const run = await Deno.makeTempDir();
+ * await Deno.mkdir(`${run}/grpo`);
+ * assert.equal(await readCheckpointRecord(`${run}/grpo`), undefined);
+ * await Deno.writeTextFile(`${run}/grpo/policy.safetensors`, "");
+ * await assert.rejects(readCheckpointRecord(`${run}/grpo`), /grpo: it has no config\.json but holds policy\.safetensors/);
  * ```
  */
 export async function readCheckpointRecord(dir: string): Promise<CheckpointRecord | undefined> {
   const where = await currentCheckpoint(dir);
   if (where === undefined) return undefined;
   const text = await readRecordText(where);
-  return text === undefined ? undefined : parseRecord(where, text);
+  if (text !== undefined) return parseRecord(where, text);
+  // weights without their record: not "no checkpoint" (a save there would be refused), so refused before any write
+  const stray = await strayFiles(where);
+  if (stray !== undefined) {
+    throw new DataError(
+      `Checkpoint ${where}: it has no config.json but holds ${stray}; restore its config.json, or remove ${where} ` +
+        "to train that stage again",
+    );
+  }
+  return undefined;
 }
 
 /**
@@ -308,12 +333,8 @@ export async function torchLayoutArrays(model: Model): Promise<NamedArray[]> {
 export async function saveCheckpoint(dir: string, contents: CheckpointContents): Promise<CheckpointRecord> {
   const { next, prev } = siblings(dir);
   await settleCheckpoint(dir);
-  if (await isDirectory(dir)) {
-    const names = [...Deno.readDirSync(dir)].map((e) => e.name);
-    if (names.length > 0 && !names.includes("config.json")) {
-      throw new DataError(`Cannot save a checkpoint in ${dir}: it holds other files (${names.slice(0, 3).join(", ")})`);
-    }
-  }
+  const stray = await strayFiles(dir);
+  if (stray !== undefined) throw new DataError(`Cannot save a checkpoint in ${dir}: it holds other files (${stray})`);
   await Deno.mkdir(next, { recursive: true });
   const record: CheckpointRecord = {
     format: "mempo-lab/checkpoint@1",

@@ -8,6 +8,7 @@
 import { type ExperimentConfig, valueAt } from "../config/experiment.ts";
 import { currentCheckpoint, readCheckpointRecord, verifyCheckpoint } from "../model/checkpoint.ts";
 import { DataError, UsageError } from "../errors.ts";
+import { readJsonFile } from "../json_file.ts";
 import { readMetricsLog } from "../train/metrics_log.ts";
 import { SFT_STAGES } from "../stages.ts";
 import { pathExists } from "../path_exists.ts";
@@ -109,13 +110,8 @@ export async function branchRun(fromDir: string, outDir: string, config: Experim
   if (fromReal === (await real(outDir))) {
     throw new UsageError(`Cannot branch from ${fromDir}: the new run needs its own directory (give --name or --out)`);
   }
-  const savedText = await Deno.readTextFile(`${fromDir}/config.json`).catch(() => fail("it has no config.json"));
-  let saved: Record<string, unknown> = {};
-  try {
-    saved = JSON.parse(savedText);
-  } catch (e) {
-    fail(`its config.json is not valid JSON (${(e as Error).message})`);
-  }
+  const saved = await readJsonFile(`${fromDir}/config.json`, { optional: true }).catch((e: Error) => fail(e.message)) ??
+    fail("it has no config.json");
   const d = sftConfigDifference(saved, config);
   if (d !== undefined) {
     throw new UsageError(

@@ -26,6 +26,7 @@ import { pairedBootstrap, type PairedBootstrapResult } from "../eval/paired_boot
 import { writeFileAtomic } from "../atomic_file.ts";
 import { pathExists } from "../path_exists.ts";
 import { DataError, UsageError } from "../errors.ts";
+import { readJsonFile } from "../json_file.ts";
 import { branchRun } from "./branch.ts";
 import { readEvalJson } from "./eval_json.ts";
 import { ensureData, type ProgressEvent, runPipeline } from "./pipeline.ts";
@@ -114,9 +115,18 @@ interface SeedRecord {
   rows: CompareRow[];
 }
 
-/** A file this comparison wrote before (a seed's evaluation, a branch's config): missing or damaged, it is remade. */
-async function readDerived<T>(path: string): Promise<T | undefined> {
-  return await Deno.readTextFile(path).then((t) => JSON.parse(t) as T, () => undefined);
+/**
+ * A file this comparison wrote before (a seed's evaluation, a branch's config): missing, it is made; damaged, it is
+ * made again, and `log` names it.
+ */
+async function readDerived<T>(path: string, log: (line: string) => void): Promise<T | undefined> {
+  try {
+    return await readJsonFile(path, { optional: true }) as T | undefined;
+  } catch (e) {
+    if (!(e instanceof DataError)) throw e;
+    log(`${e.message}: made again`);
+    return undefined;
+  }
 }
 
 /** The run's `eval.json` (the SFT start and the research check): none is no rows; a damaged one is refused. */
@@ -243,7 +253,7 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     const dir = `${runDir}/compare/seed${seed}`;
     const cfg = seedConfig(config, seed);
     const key = { rl: cfg.rl, eval: cfg.eval, preset: cfg.preset };
-    const record = await readDerived<SeedRecord>(`${dir}/${seedFile}`);
+    const record = await readDerived<SeedRecord>(`${dir}/${seedFile}`, log);
     const kept = record !== undefined && JSON.stringify(record.key) === JSON.stringify(key) ? record.rows : [];
     const missing = objectives.filter((k) => !kept.some((r) => r.objectives === k));
     if (missing.length === 0) {
@@ -263,7 +273,7 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
     } else {
       from = dir;
       source = `compare/seed${seed}`;
-      const branched = await readDerived<unknown>(`${dir}/config.json`);
+      const branched = await readDerived<unknown>(`${dir}/config.json`, log);
       if (JSON.stringify(branched) !== JSON.stringify(cfg)) {
         // a different (or no) branch there: start it again from the run's SFT checkpoint
         if (await pathExists(dir)) await Deno.remove(dir, { recursive: true });

@@ -7,6 +7,7 @@
  * @module
  */
 import { DataError } from "../errors.ts";
+import { readJsonFile } from "../json_file.ts";
 
 /** The stages an evaluation times itself (`evaluateRun` replaces them). */
 const EVAL_STAGES = new Set(["eval", "groups"]);
@@ -36,19 +37,10 @@ const EVAL_STAGES = new Set(["eval", "groups"]);
  */
 export async function readEvalJson(runDir: string, doing: string): Promise<Record<string, unknown> | undefined> {
   const path = `${runDir}/eval.json`;
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return undefined;
-    throw new DataError(`Cannot ${doing}: cannot read ${path} (${(e as Error).message})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new DataError(`Cannot ${doing}: ${path} is damaged (${(e as Error).message})`);
-  }
+  const json = await readJsonFile(path, { optional: true }).catch((e: Error) => {
+    throw e instanceof DataError ? new DataError(`Cannot ${doing}: ${e.message}`) : e;
+  });
+  if (json === undefined) return undefined;
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
     throw new DataError(
       `Cannot ${doing}: ${path} is damaged (not a JSON object: ${JSON.stringify(json).slice(0, 80)})`,

@@ -120,6 +120,8 @@ export interface EvaluateRunOptions {
   trained: ReadonlyMap<Algorithm, Model>;
   /** The run's `metrics.jsonl` rows (the training figures, the RL rollouts' longest contexts). */
   metrics: readonly MetricsRow[];
+  /** What is missing from `metrics` (a torn last line dropped: `tornLineNote`), said in eval.md and eval.json. */
+  metricsNote?: string;
   /** Seconds of the stages before (eval.md reports them); the result adds `eval` and `groups`. @default {} */
   timings?: Readonly<Record<string, number>>;
   /** Progress: stage `eval` per evaluation row, `groups` per equal-reward row. */
@@ -253,6 +255,7 @@ export async function evaluateRun(
       decisionEntropy: entropy,
       unseen: unseenTestWords(data),
       metrics,
+      ...(options.metricsNote === undefined ? {} : { metricsNote: options.metricsNote }),
       equalRewardGroups: groups,
       longestContexts: contexts,
       split: data.split,
@@ -294,6 +297,8 @@ export interface EvalFiles {
   unseen?: ReadonlyMap<number, readonly string[]>;
   /** The run's `metrics.jsonl` rows (the training figures and the RL updates' signal, `rlSignal`; none without RL rows). @default [] */
   metrics?: readonly MetricsRow[];
+  /** What is missing from `metrics` (a torn last line dropped): eval.md says it under the title, eval.json as `metricsNote`. */
+  metricsNote?: string;
   /** The share of equal-reward groups per agent and test set (`equalRewardGroups`). */
   equalRewardGroups?: readonly EqualRewardGroupsRow[];
   /** The longest training and test contexts per agent (`longestContexts`). */
@@ -307,7 +312,8 @@ export interface EvalFiles {
  * tokens vs objectives; the training reward, reward / reference KL / policy loss, and the
  * share of equal-reward groups / entropy, per step). From the RL rows of `metrics`, eval.json's
  * `rlSignal` and eval.md's "What the RL updates had to work with" (`rlSignal`, by quarter); from
- * rows that record each question's turns, `tokenCost` and "What the tokens pay for".
+ * rows that record each question's turns, `tokenCost` and "What the tokens pay for". A
+ * `metricsNote` (rows missing from `metrics`) heads eval.md and is kept in eval.json.
  *
  * Source: MemPO Figure 1 (performance and tokens vs number of objectives).
  *
@@ -326,13 +332,16 @@ export interface EvalFiles {
  *   timings: {},
  *   unseen: new Map([[1, []], [6, ["q5", "q6"]]]),
  *   longestContexts: [{ agent: "SFT", contextPolicy: "full", sftDemos: 700, test: { 6: 1200 } }],
+ *   metricsNote: "metrics.jsonl line 9 was cut short",
  * });
  * const md = await Deno.readTextFile(`${dir}/eval.md`);
  * assert.match(md, /\n- 6 objectives: `q5`, `q6`\n/);
+ * assert.match(md, /^# Evaluation\n\n> metrics\.jsonl line 9 was cut short\.\n/);
  * assert.match(md, /## Longest contexts[\s\S]*\| SFT \(full\) \| 700 \| – \| 1200 \* \|/);
  * const json = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`));
  * assert.deepEqual(json.unseen, { 1: [], 6: ["q5", "q6"] });
  * assert.equal(json.longestContexts[0].sftDemos, 700);
+ * assert.equal(json.metricsNote, "metrics.jsonl line 9 was cut short");
  * ```
  */
 export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<void> {
@@ -343,6 +352,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     decisionEntropy,
     unseen,
     metrics = [],
+    metricsNote,
     equalRewardGroups,
     longestContexts,
     split,
@@ -356,6 +366,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     JSON.stringify(
       {
         ...named,
+        ...(metricsNote === undefined ? {} : { metricsNote }),
         rows,
         timings,
         diagnostic,
@@ -377,6 +388,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     titled ? `# Evaluation on ${titled.title}` : "# Evaluation",
     "",
     ...(titled ? [titled.note, ""] : []),
+    ...(metricsNote === undefined ? [] : [`> ${metricsNote}.`, ""]),
     "Greedy decoding. Cells: mean EM / mean F1 / mean total tokens per episode / mean peak context tokens.",
     "The teacher rows are the scripted teacher without drops: the ceiling, and the tokens a perfect policy",
     "spends under each context policy.",

@@ -36,6 +36,7 @@ import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { pathExists } from "../path_exists.ts";
 import { DataError } from "../errors.ts";
+import { readJsonFile } from "../json_file.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import {
@@ -107,7 +108,9 @@ export interface PipelineResult {
 
 /**
  * The run's data: `config.dataDir` when this generator (`DATA_VERSION`) wrote
- * it from exactly this seed and data config, else built anew there.
+ * it from exactly this seed and data config, else built anew there. A
+ * `manifest.json` that is not JSON is refused with a {@linkcode DataError}
+ * naming it (nothing is built over it).
  *
  * Source: nanoGPT `data/<dataset>/prepare.py` (prepare the files once, train from them); verl reads preprocessed Parquet.
  *
@@ -139,8 +142,12 @@ export async function ensureData(
 ): Promise<LoadedData> {
   const manifestPath = `${config.dataDir}/manifest.json`;
   const wanted = JSON.stringify({ seed: config.seed, ...config.data });
-  // a manifest that is missing, damaged or for other options: the data is built anew (it is derived, seeded)
-  const m = await Deno.readTextFile(manifestPath).then((t) => JSON.parse(t), () => undefined);
+  // a manifest that is missing or for other options: the data is built anew (it is derived, seeded). One that is not
+  // JSON was damaged after it was written (a build writes it last, atomically): refused, the directory left as it is
+  const m = await readJsonFile(manifestPath, {
+    optional: true,
+    hint: "delete it, and the data is built again from the run's seed and data config",
+  }) as { version?: unknown; options?: unknown } | null | undefined;
   if (m?.version === DATA_VERSION && JSON.stringify(m.options) === wanted) {
     return await loadData(config.dataDir, options);
   }
@@ -289,14 +296,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const clock = () => performance.now() / 1000;
   await setBackend(config.backend);
   if (resume && !(await pathExists(outDir))) throw new DataError(`Cannot resume ${outDir}: no such directory`);
-  await Deno.mkdir(outDir, { recursive: true });
-  if (!resume && (await pathExists(`${outDir}/metrics.jsonl`))) {
-    for (const e of Deno.readDirSync(outDir)) await Deno.remove(`${outDir}/${e.name}`, { recursive: true });
-  }
   const metricsPath = `${outDir}/metrics.jsonl`;
   const log = async (row: MetricsRow) => await Deno.writeTextFile(metricsPath, metricsLine(row), { append: true });
 
-  // data
+  // data (first: data that is refused leaves the run directory as it was, a run it would replace included)
   let t = clock();
   progress({ stage: "data", step: 0, total: 1, info: {} });
   const data = await ensureData(config);
@@ -304,6 +307,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const tokenizerText = await Deno.readTextFile(`${config.dataDir}/tokenizer.json`);
   // which steps each stage had checkpointed; a resume checks everything before it writes anything
   const plan = resume ? await planResume(outDir, config, modelConfig) : undefined;
+  await Deno.mkdir(outDir, { recursive: true });
+  if (!resume && (await pathExists(metricsPath))) {
+    for (const e of Deno.readDirSync(outDir)) await Deno.remove(`${outDir}/${e.name}`, { recursive: true });
+  }
   const configText = JSON.stringify(config, null, 2);
   if ((await Deno.readTextFile(`${outDir}/config.json`).catch(() => undefined)) !== configText) {
     await writeFileAtomic(`${outDir}/config.json`, configText, "resume-config");

@@ -8,7 +8,8 @@
  */
 import type { ExperimentConfig } from "../config/experiment.ts";
 import { saveCheckpoint } from "../model/checkpoint.ts";
-import { parseMetricsRows } from "../train/metrics_log.ts";
+import { parseMetricsLog } from "../train/metrics_log.ts";
+import { parseJsonText } from "../json_file.ts";
 import { sftConfigDifference } from "../pipeline/branch.ts";
 import { DataError, UsageError } from "../errors.ts";
 import { loadRelease, RELEASE_METRICS, type ReleaseManifest } from "./release.ts";
@@ -47,7 +48,9 @@ export async function startFromRelease(
         } here: the SFT weights depend on it (train from scratch with --from-scratch)`,
       );
     }
-    const words = JSON.parse(tokenizerText)?.model?.vocab as Record<string, number> | undefined;
+    const words = (parseJsonText(tokenizerText, `${config.dataDir}/tokenizer.json`) as {
+      model?: { vocab?: Record<string, number> };
+    })?.model?.vocab;
     const clash = tokenizer.tokens.findIndex((t, i) => words?.[t] !== i);
     if (clash >= 0 || Object.keys(words ?? {}).length !== tokenizer.size) {
       throw new DataError(
@@ -55,7 +58,8 @@ export async function startFromRelease(
           `(${clash >= 0 ? `token ${clash} is ${JSON.stringify(tokenizer.tokens[clash])} there` : "another size"})`,
       );
     }
-    const rows = parseMetricsRows(await Deno.readTextFile(`${releaseDir}/${RELEASE_METRICS}`), RELEASE_METRICS);
+    const metricsPath = `${releaseDir}/${RELEASE_METRICS}`;
+    const { rows } = parseMetricsLog(await Deno.readTextFile(metricsPath), metricsPath);
     const entries = await Array.fromAsync(Deno.readDir(outDir)).catch(() => []);
     if (entries.length > 0 && !entries.some((e) => e.name === "metrics.jsonl")) {
       throw new DataError(`Cannot start a run in ${outDir}: it is not empty and holds no run`);

@@ -15,6 +15,7 @@ import type { Model } from "../model/params.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { DataError } from "../errors.ts";
+import { readJsonFile } from "../json_file.ts";
 import type { MetricsRow } from "../train/metrics.ts";
 
 /** Where the repository keeps the released SFT policy. */
@@ -153,15 +154,12 @@ export async function verifyRelease(dir: string): Promise<ReleaseManifest> {
   const fail = (why: string): never => {
     throw new DataError(`Cannot use the released SFT policy in ${dir}: ${why}; nothing was trained from it`);
   };
-  const text = await Deno.readTextFile(`${dir}/manifest.json`).catch(() =>
-    fail("no manifest.json (restore the folder with git checkout, or train from scratch with --from-scratch)")
-  );
-  let manifest: ReleaseManifest;
-  try {
-    manifest = JSON.parse(text);
-  } catch (e) {
-    return fail(`${dir}/manifest.json is not valid JSON (${(e as Error).message})`);
-  }
+  // one reader of the JSON files (lib/json_file.ts): a damaged manifest is refused with its path and the parser's message
+  const read = await readJsonFile(`${dir}/manifest.json`, { optional: true }).catch((e: Error) => fail(e.message));
+  const manifest = (read ??
+    fail(
+      "no manifest.json (restore the folder with git checkout, or train from scratch with --from-scratch)",
+    )) as ReleaseManifest;
   if (manifest?.format !== RELEASE_FORMAT) {
     fail(`manifest.json's format is ${JSON.stringify(manifest?.format)}, expected ${JSON.stringify(RELEASE_FORMAT)}`);
   }

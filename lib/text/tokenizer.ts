@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseJsonText } from "../json_file.ts";
 
 /** The special tokens, in id order (ids 0 … 16). */
 export const SPECIAL_TOKENS = Object.freeze(
@@ -247,7 +248,9 @@ export function tokenizerToJson(tokenizer: Tokenizer): string {
  * Source: Hugging Face tokenizers serialization format.
  *
  * @param json The file's text.
- * @returns A tokenizer; throws a `TypeError` naming the field for other formats.
+ * @param source The file, named when its text is not JSON. @default "tokenizer.json"
+ * @returns A tokenizer; throws a `DataError` naming `source` for text that is not JSON, a `TypeError` naming the
+ * field for other formats.
  *
  * @example
  * ```ts
@@ -255,10 +258,11 @@ export function tokenizerToJson(tokenizer: Tokenizer): string {
  * import { tokenizerFromJson } from "./tokenizer.ts";
  *
  * assert.throws(() => tokenizerFromJson('{"model": {"type": "BPE"}}'), /model.type must be "WordLevel", current value is "BPE"/);
+ * assert.throws(() => tokenizerFromJson('{"model": {', "runs/x/tokenizer.json"), /runs\/x\/tokenizer\.json is not valid JSON/);
  * ```
  */
-export function tokenizerFromJson(json: string): Tokenizer {
-  const data = JSON.parse(json);
+export function tokenizerFromJson(json: string, source = "tokenizer.json"): Tokenizer {
+  const data = parseJsonText(json, source) as { model?: { type?: unknown; vocab?: Record<string, number> } } | null;
   if (data?.model?.type !== "WordLevel") {
     throw new TypeError(
       `Invalid tokenizer.json: model.type must be "WordLevel", current value is ${JSON.stringify(data?.model?.type)}`,

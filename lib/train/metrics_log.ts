@@ -6,25 +6,29 @@
  * @module
  */
 import { DataError } from "../errors.ts";
+import { parseJsonLines } from "../json_file.ts";
 import type { MetricsRow } from "./metrics.ts";
 
-/** A metrics log as read: its rows and its text (a resume rewrites it only when the kept rows differ). */
+/** A metrics log as read: its rows, the line a kill cut short (dropped) and its text. */
 export interface MetricsLog {
   /** The rows, in file order (a torn last line dropped). */
   rows: MetricsRow[];
-  /** The file's text as read (empty when there is no file). */
+  /** The 1-based number of the last line, when a kill cut it short and it was dropped. */
+  torn?: number;
+  /** The file's text as read (empty when there is no file; a resume rewrites it only when the kept rows differ). */
   text: string;
 }
 
 /**
- * Parses the text of a `metrics.jsonl`: one JSON object with `stage` and
- * `step` a line; blank lines are skipped. The last line when it is not JSON
- * is an append that a kill cut short (nothing after it was written): it is
- * dropped. Any other bad line is refused with a {@linkcode DataError} naming
- * the file and the line.
+ * Parses the text of a `metrics.jsonl` ({@linkcode parseJsonLines}): one
+ * JSON object with `stage` and `step` a line; blank lines are skipped. The
+ * last line when it is not JSON is an append that a kill cut short (nothing
+ * after it was written): it is dropped and its number returned as `torn`.
+ * Any other bad line is refused with a {@linkcode DataError} naming the file
+ * and the line.
  *
  * ```text
- * line i (1-based) not JSON:  i = last line → dropped;  otherwise → "<path> line i is not JSON (…)"
+ * line i (1-based) not JSON:  i = last line → dropped, torn = i;  otherwise → "<path> line i is not JSON (…)"
  * line i not {stage, step}:   "<path> line i is not a metrics row (no stage and step)"
  * ```
  *
@@ -32,48 +36,40 @@ export interface MetricsLog {
  *
  * @param text The file's text.
  * @param path The file, for the messages.
- * @returns The rows.
+ * @returns The rows, and the torn last line's number if one was dropped.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { parseMetricsRows } from "./metrics_log.ts";
+ * import { parseMetricsLog } from "./metrics_log.ts";
  *
- * const ok = '{"stage":"sft","step":0}\n{"stage":"sft","step":1}\n{"stage":"sft","st';
- * assert.deepEqual(parseMetricsRows(ok, "m.jsonl"), [{ stage: "sft", step: 0 }, { stage: "sft", step: 1 }]);
- * assert.throws(() => parseMetricsRows('{"stage":\n{"stage":"sft","step":1}\n', "m.jsonl"), /^DataError: m.jsonl line 1 is not JSON/);
+ * const cut = '{"stage":"sft","step":0}\n{"stage":"sft","step":1}\n{"stage":"sft","st';
+ * assert.deepEqual(parseMetricsLog(cut, "m.jsonl"), { rows: [{ stage: "sft", step: 0 }, { stage: "sft", step: 1 }], torn: 3 });
+ * assert.throws(() => parseMetricsLog('{"stage":\n{"stage":"sft","step":1}\n', "m.jsonl"), /^DataError: m.jsonl line 1 is not JSON/);
  * ```
  */
-export function parseMetricsRows(text: string, path: string): MetricsRow[] {
-  const lines = text.split("\n");
+export function parseMetricsLog(text: string, path: string): Omit<MetricsLog, "text"> {
+  const { values, torn } = parseJsonLines(text, path);
   const rows: MetricsRow[] = [];
-  for (const [i, line] of lines.entries()) {
-    if (line.trim() === "") continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch (e) {
-      if (i === lines.length - 1) break; // the last, unterminated line: a torn append
-      throw new DataError(`${path} line ${i + 1} is not JSON (${(e as Error).message})`);
-    }
+  for (const { line, value: row } of values) {
     if (typeof row !== "object" || row === null || Array.isArray(row) || !("stage" in row) || !("step" in row)) {
-      throw new DataError(`${path} line ${i + 1} is not a metrics row (no stage and step)`);
+      throw new DataError(`${path} line ${line} is not a metrics row (no stage and step)`);
     }
     rows.push(row as MetricsRow);
   }
-  return rows;
+  return torn === undefined ? { rows } : { rows, torn };
 }
 
 /**
- * Reads a run's `metrics.jsonl` ({@linkcode parseMetricsRows}): a missing
+ * Reads a run's `metrics.jsonl` ({@linkcode parseMetricsLog}): a missing
  * file is a log with no rows (a run that has not logged yet); one that cannot
  * be read, or holds a bad line before its last, is a {@linkcode DataError}
  * naming the file (and the line).
  *
- * Source: see {@linkcode parseMetricsRows}.
+ * Source: see {@linkcode parseMetricsLog}.
  *
  * @param path The file (`runs/NAME/metrics.jsonl`).
- * @returns Its rows and text.
+ * @returns Its rows, the torn last line if one was dropped, and its text.
  *
  * @example
  * ```ts
@@ -83,7 +79,8 @@ export function parseMetricsRows(text: string, path: string): MetricsRow[] {
  * const dir = await Deno.makeTempDir();
  * assert.deepEqual(await readMetricsLog(`${dir}/metrics.jsonl`), { rows: [], text: "" });
  * await Deno.writeTextFile(`${dir}/metrics.jsonl`, '{"stage":"sft","step":0}\n{"sta');
- * assert.deepEqual((await readMetricsLog(`${dir}/metrics.jsonl`)).rows, [{ stage: "sft", step: 0 }]);
+ * const log = await readMetricsLog(`${dir}/metrics.jsonl`);
+ * assert.deepEqual([log.rows, log.torn], [[{ stage: "sft", step: 0 }], 2]);
  * ```
  */
 export async function readMetricsLog(path: string): Promise<MetricsLog> {
@@ -94,5 +91,34 @@ export async function readMetricsLog(path: string): Promise<MetricsLog> {
     if (e instanceof Deno.errors.NotFound) return { rows: [], text: "" };
     throw new DataError(`Cannot read ${path} (${(e as Error).message})`);
   }
-  return { rows: parseMetricsRows(text, path), text };
+  return { ...parseMetricsLog(text, path), text };
+}
+
+/**
+ * The sentence that says a torn last line of a metrics log was dropped: what
+ * `deno task eval` prints and writes into eval.md, so that figures and
+ * summaries computed from fewer rows never differ in silence.
+ *
+ * Source: this package.
+ *
+ * @param file The log, as the reader should see it named (`runs/x/metrics.jsonl`).
+ * @param log The log as read, with a `torn` line.
+ * @returns The sentence.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tornLineNote } from "./metrics_log.ts";
+ *
+ * assert.equal(
+ *   tornLineNote("runs/x/metrics.jsonl", { rows: [{ stage: "sft", step: 0 }], torn: 2 }),
+ *   "runs/x/metrics.jsonl line 2 was cut short (an append a kill interrupted) and is dropped: the training figures " +
+ *     "and summaries use the 1 row before it",
+ * );
+ * ```
+ */
+export function tornLineNote(file: string, log: Pick<MetricsLog, "rows" | "torn">): string {
+  const n = log.rows.length;
+  return `${file} line ${log.torn} was cut short (an append a kill interrupted) and is dropped: the training figures ` +
+    `and summaries use the ${n} row${n === 1 ? "" : "s"} before it`;
 }

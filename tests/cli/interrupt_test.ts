@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { taskStderr } from "../_subprocess.ts";
 
 const module = new URL("../../lib/cli/interrupt.ts", import.meta.url).href;
 
@@ -19,7 +20,7 @@ Deno.test("onInterrupt(): the first SIGINT asks to stop (one line), the second e
   const text = new TextDecoder();
   assert.equal(out.code, 130);
   assert.equal(text.decode(out.stdout), "before false\nafter one true\n");
-  assert.equal(text.decode(out.stderr), "\ninterrupted: saving a checkpoint (Ctrl-C again to quit now)\n");
+  assert.equal(taskStderr(out.stderr), "\ninterrupted: saving a checkpoint (Ctrl-C again to quit now)\n");
 });
 
 Deno.test("onInterrupt(): dispose() removes the listener (no signal listener left for the test sanitizer)", async () => {

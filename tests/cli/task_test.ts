@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { executeTask, parseTaskArgs, type SharedFlagSpec, taskHelp } from "../../lib/cli/task.ts";
 import { DataError, UsageError } from "../../lib/errors.ts";
 import { buildTokenizer, tokenizerToJson } from "../../lib/text/tokenizer.ts";
+import { taskStderr } from "../_subprocess.ts";
 
 const SPEC = {
   name: "deno task x",
@@ -146,6 +147,34 @@ await Deno.writeTextFile(`${tokData}/tokenizer.json`, tokenizerToJson(buildToken
 await Deno.writeTextFile(`${tokRun}/tokenizer.json`, tokenizerToJson(buildTokenizer(["b"])));
 await Deno.writeTextFile(`${tokRun}/config.json`, JSON.stringify({ preset: "quick", dataDir: tokData }));
 
+// every JSON file a task reads, damaged (not JSON): each task names the file and exits 1
+const damaged = await Deno.makeTempDir();
+const runWith = async (name: string, files: Record<string, string>) => {
+  await Deno.mkdir(`${damaged}/${name}`);
+  for (const [f, text] of Object.entries(files)) await Deno.writeTextFile(`${damaged}/${name}/${f}`, text);
+  return `${damaged}/${name}`;
+};
+const NOT_JSON = '{"preset": "quick", "rl": {';
+const badConfigRun = await runWith("config", { "config.json": NOT_JSON });
+const badEvalRun = await runWith("eval", { "config.json": '{"preset": "quick"}', "eval.json": NOT_JSON });
+const tokenizer = tokenizerToJson(buildTokenizer(["a"]));
+const badManifest = await runWith("manifest-data", { "manifest.json": NOT_JSON, "tokenizer.json": tokenizer });
+const badDataTokenizer = await runWith("tokenizer-data", {
+  "manifest.json": '{"test": {}}',
+  "tokenizer.json": NOT_JSON,
+});
+// a new run on that data: refused before its directory is made (the check below finds no `new`)
+const damagedData = await file("damaged-data.json", JSON.stringify({ dataDir: badManifest }));
+const onData = (name: string, dataDir: string) =>
+  runWith(name, { "config.json": JSON.stringify({ preset: "quick", dataDir }) });
+const badManifestRun = await onData("manifest", badManifest);
+const badDataTokenizerRun = await onData("tokenizer", badDataTokenizer);
+const badRunTokenizer = await runWith("run-tokenizer", {
+  "config.json": JSON.stringify({ preset: "quick", dataDir: tokData }),
+  "tokenizer.json": NOT_JSON,
+});
+const notJson = (file: string) => new RegExp(`^error: ${file.replaceAll(".", "\\.")} is not valid JSON \\(`, "m");
+
 const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   // [task, args, exit code, message, environment]
   ["tools/train.ts", ["--bogus"], 2, /^error: Unknown option '--bogus'\nusage: deno task train \[flags\]/],
@@ -167,9 +196,9 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
     "tools/train.ts",
     ["--config", `${work}/missing.json`],
     1,
-    /Cannot read --config file .*missing\.json: No such file/,
+    /Cannot read --config file .*missing\.json: no such file/,
   ],
-  ["tools/train.ts", ["--config", json.bad], 1, /--config file .*bad\.json: it is not valid JSON/],
+  ["tools/train.ts", ["--config", json.bad], 1, /--config file .*bad\.json is not valid JSON \(/],
   [
     "tools/train.ts",
     ["--config", json.list],
@@ -256,6 +285,30 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   ],
   ["tools/serve_search.ts", [work, "--topk", "0"], 2, /--topk must be an integer ≥ 1/],
   ["tools/serve_search.ts", [`${work}/nothing`], 1, /no corpus in .*nothing/],
+  // damaged JSON files: the file named, its parser's complaint, exit 1
+  ["tools/eval.ts", [badConfigRun], 1, notJson(`${badConfigRun}/config.json`)],
+  ["tools/train.ts", ["--resume", badConfigRun], 1, notJson(`${badConfigRun}/config.json`)],
+  ["tools/compare.ts", [badConfigRun], 1, notJson(`${badConfigRun}/config.json`)],
+  [
+    "tools/eval.ts",
+    [badEvalRun],
+    1,
+    /^error: Cannot keep the training times: .*\/eval\/eval\.json is not valid JSON \(/,
+  ],
+  ["tools/eval.ts", [badManifestRun], 1, /manifest-data\/manifest\.json is not valid JSON \(.*\); rebuild it with/],
+  [
+    "tools/train.ts",
+    ["--preset", "quick", "--config", damagedData, "--out", `${work}/new`],
+    1,
+    /manifest-data\/manifest\.json is not valid JSON \(.*\); delete it, and the data is built again/,
+  ],
+  ["tools/eval.ts", [badDataTokenizerRun], 1, /tokenizer-data\/tokenizer\.json is not valid JSON \(.*\); rebuild it/],
+  [
+    "tools/eval.ts",
+    [badRunTokenizer],
+    1,
+    /^error: Cannot evaluate .*: .*run-tokenizer\/tokenizer\.json is not valid JSON/,
+  ],
   // a bad MEMPO_THREADS, read when lib/tf.ts is imported: a usage error like a bad --threads, not a stack trace
   ["tools/train.ts", ["--preset", "quick"], 2, /MEMPO_THREADS must be an integer ≥ 1, current value is "two"/, {
     MEMPO_THREADS: "two",
@@ -280,8 +333,8 @@ Deno.test("every task: bad flags, configs and files exit 2 or 1 with one message
       cwd: work,
       env: { NO_COLOR: "1", ...env },
     }).output();
-    // concurrent deno processes of one project wait for each other's node_modules lock, and say so
-    const err = new TextDecoder().decode(r.stderr).replace(/^Blocking waiting for file lock.*\n/gm, "");
+    // the runtime's own lines (downloads, the node_modules lock) are not the task's
+    const err = taskStderr(r.stderr);
     return { code: r.code, err };
   };
   const results: { code: number; err: string }[] = [];
@@ -296,7 +349,7 @@ Deno.test("every task: bad flags, configs and files exit 2 or 1 with one message
   }
   // refused before anything was written: no run directory, no data directory
   const left = [...Deno.readDirSync(work)].map((e) => e.name).sort();
-  assert.deepEqual(left, Object.values(json).map((p) => p.split("/").at(-1)!).sort());
+  assert.deepEqual(left, [...Object.values(json), damagedData].map((p) => p.split("/").at(-1)!).sort());
 });
 
 Deno.test("every task: --help describes each flag and exits 0", async () => {
@@ -366,7 +419,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
   assert.equal(config.code, 0);
   assert.match(
     new TextDecoder().decode(config.stdout),
-    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 4\n {6}G, rollouts/,
+    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 8 \(quick 4, paper 4, short 4\)\n {6}G, rollouts/,
   );
 });
 

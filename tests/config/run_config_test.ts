@@ -8,7 +8,7 @@ Deno.test("readRunConfig(): a run's config back as saved; every damage a DataErr
   await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(PRESETS.quick, null, 2));
   assert.deepEqual(await readRunConfig(dir), PRESETS.quick);
   const cases: [string, RegExp][] = [
-    ['{"preset": "quick", "rl": {"lr": 1', /config\.json: it is not valid JSON/],
+    ['{"preset": "quick", "rl": {"lr": 1', /config\.json is not valid JSON \(/],
     ["[1, 2]", /config\.json: Invalid config: the config must be an object of fields/],
     [
       '{"preset": "huge"}',

@@ -140,9 +140,18 @@ Deno.test("buildData(): the manifest goes first and comes back last; loadData() 
   await Deno.writeTextFile(`${dir}/manifest.json`, '{"test": {"1obj"');
   await assert.rejects(
     loadData(dir),
-    /Cannot load data from .*: manifest\.json is not valid JSON .*; rebuild it with deno task data/,
+    (e: Error) =>
+      e instanceof DataError &&
+      /^.*\/manifest\.json is not valid JSON \(.*\); rebuild it with deno task data$/.test(e.message),
   );
   await buildData(dir, 3, { trainCount: 4, testCount: 1, testObjectives: [1] });
   await Deno.writeTextFile(`${dir}/tokenizer.json`, "{}");
   await assert.rejects(loadData(dir), /Cannot load data from .*: tokenizer\.json is damaged/);
+  await Deno.writeTextFile(`${dir}/tokenizer.json`, '{"model": ');
+  await assert.rejects(
+    loadData(dir),
+    (e: Error) =>
+      e instanceof DataError &&
+      /^.*\/tokenizer\.json is not valid JSON \(.*\); rebuild it with deno task data$/.test(e.message),
+  );
 });

@@ -30,7 +30,12 @@ Deno.test("checkRunTokenizer(): the run's tokenizer must be the data's; none sav
     await Deno.writeTextFile(`${run}/tokenizer.json`, "{ not json");
     await assert.rejects(
       checkRunTokenizer(run, data, "evaluate"),
-      refused(/^Cannot evaluate .*tokenizer\.json is damaged/),
+      refused(/^Cannot evaluate .*: .*\/tokenizer\.json is not valid JSON \(/),
+    );
+    await Deno.writeTextFile(`${run}/tokenizer.json`, '{"model": {"type": "BPE"}}');
+    await assert.rejects(
+      checkRunTokenizer(run, data, "evaluate"),
+      refused(/^Cannot evaluate .*: its tokenizer\.json is damaged \(Invalid tokenizer\.json: model\.type/),
     );
     // a run's tokenizer.json that cannot be read is not taken for a missing one
     await Deno.remove(`${run}/tokenizer.json`);

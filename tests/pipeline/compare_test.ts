@@ -145,7 +145,7 @@ Deno.test("compareRun(): a second run reuses every finished seed; --objectives r
   // a damaged config.json is told from a missing one
   const broken = await Deno.makeTempDir();
   await Deno.writeTextFile(`${broken}/config.json`, '{"preset": "quick", ');
-  await assert.rejects(compareRun(broken), data(/config\.json: it is not valid JSON/));
+  await assert.rejects(compareRun(broken), data(/config\.json is not valid JSON/));
   await Deno.remove(broken, { recursive: true });
 });
 

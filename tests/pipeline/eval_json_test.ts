@@ -12,7 +12,7 @@ Deno.test("readEvalJson(): missing is undefined; an object is returned; anything
   assert.equal(await readEvalJson(await runWith(undefined), "x"), undefined);
   assert.deepEqual(await readEvalJson(await runWith('{"rows": [1], "timings": {}}'), "x"), { rows: [1], timings: {} });
   const refused: [string, RegExp][] = [
-    ['{"rows": [', /Cannot compare r: .*\/eval\.json is damaged \(.*JSON/],
+    ['{"rows": [', /^Cannot compare r: .*\/eval\.json is not valid JSON \(/],
     ["null", /eval\.json is damaged \(not a JSON object: null\)/],
     ["[1, 2]", /eval\.json is damaged \(not a JSON object: \[1,2\]\)/],
     ['"text"', /eval\.json is damaged \(not a JSON object: "text"\)/],
@@ -39,7 +39,7 @@ Deno.test("trainingTimings(): the training stages in recorded order, without eva
     ['{"timings": [1]}', /timings must map stages to seconds, current value is \[1\]/],
     ['{"timings": {"sft": "slow"}}', /timings must map stages to seconds, current value of sft is "slow"/],
     ['{"timings": {"data": 1, "sft": null}}', /current value of sft is null/],
-    ["{", /Cannot keep the training times: .*eval\.json is damaged/],
+    ["{", /^Cannot keep the training times: .*eval\.json is not valid JSON/],
   ];
   for (const [text, message] of refused) {
     await assert.rejects(

@@ -9,6 +9,10 @@ import { branchRun } from "../../lib/pipeline/branch.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";
 import { currentCheckpoint, readCheckpointRecord } from "../../lib/model/checkpoint.ts";
 import { buildTokenizer, tokenizerToJson } from "../../lib/text/tokenizer.ts";
+import { taskStderr } from "../_subprocess.ts";
+import { rlSignal } from "../../lib/eval/rl_signal.ts";
+import { rlStages } from "../../lib/train/metrics.ts";
+import { runFigures } from "../../lib/pipeline/run_figures.ts";
 
 const dataDir = await Deno.makeTempDir();
 const config = resolveConfig("quick", { dataDir });
@@ -238,7 +242,7 @@ async function task(
     code: r.code,
     signal: r.signal,
     out: new TextDecoder().decode(r.stdout),
-    err: new TextDecoder().decode(r.stderr),
+    err: taskStderr(r.stderr),
   };
 }
 
@@ -390,7 +394,7 @@ Deno.test("deno task train (quick): SIGKILL and SIGINT at ten points of RL and o
     }, /sft: model policy has nLayers = 2, expected 4 \(another architecture\)/],
     ["tokenizer.json damaged", async (run) => {
       await Deno.writeTextFile(`${run}/tokenizer.json`, '{"model": {"vocab": {"a": 0');
-    }, /its tokenizer\.json is damaged/],
+    }, /Cannot resume .*: .*\/tokenizer\.json is not valid JSON \(/],
     ["config.json with an unknown nested field", async (run) => {
       const c = JSON.parse(await Deno.readTextFile(`${run}/config.json`));
       c.rl.lrr = 1;
@@ -425,14 +429,32 @@ Deno.test("deno task train --resume: a last metrics line cut short by a kill is 
   assert.equal(await Deno.readTextFile(`${run}/metrics.jsonl`), await Deno.readTextFile(`${full}/metrics.jsonl`));
 });
 
-Deno.test("deno task eval RUN: the run's own rows again, the training stages' times kept; a damaged eval.json refused and kept", async () => {
+Deno.test("deno task eval RUN: the run's own rows again, the training stages' times kept, a torn last metrics line dropped and said; a damaged eval.json refused and kept", async () => {
   const run = `${await Deno.makeTempDir()}/run`;
   await copyTree(full, run);
   const before = JSON.parse(await Deno.readTextFile(`${run}/eval.json`));
+  // the last metrics row cut short, as a kill during its append leaves it
+  const text = await Deno.readTextFile(`${run}/metrics.jsonl`);
+  const lines = text.trimEnd().split("\n");
+  await Deno.writeTextFile(`${run}/metrics.jsonl`, `${lines.slice(0, -1).join("\n")}\n${lines.at(-1)!.slice(0, 40)}`);
   const r = await task(evalTool, [run]);
   assert.equal(r.code, 0, r.err);
   const after = JSON.parse(await Deno.readTextFile(`${run}/eval.json`));
   assert.deepEqual(after.rows, before.rows);
+  // said once on stderr and in eval.md / eval.json, naming the file and the line; everything from the rows left
+  const note = `line ${lines.length} was cut short (an append a kill interrupted) and is dropped: the training ` +
+    `figures and summaries use the ${lines.length - 1} rows before it`;
+  assert.equal(r.err.trim(), `warning: ${run}/metrics.jsonl ${note}`);
+  assert.equal(after.metricsNote, `metrics.jsonl ${note}`);
+  assert.ok((await Deno.readTextFile(`${run}/eval.md`)).includes(`\n> metrics.jsonl ${note}.\n`));
+  const all = await read(full);
+  const kept = all.slice(0, -1);
+  assert.notDeepEqual(rlSignal(kept, rlStages(kept)), rlSignal(all, rlStages(all)), "the dropped row counts");
+  assert.deepEqual(after.rlSignal, rlSignal(kept, rlStages(kept)));
+  for (const [name, figure] of Object.entries(runFigures(after.rows, kept))) {
+    if (name.startsWith("train_")) assert.equal(await Deno.readTextFile(`${run}/${name}`), figure.svg, name);
+  }
+  assert.equal(await Deno.readTextFile(`${full}/metrics.jsonl`), text, "the reference run is untouched");
   // data, sft and each RL stage from the training run, then the evaluation's own
   assert.deepEqual(Object.keys(after.timings), ["data", "sft", "mempo", "grpo", "eval", "groups"]);
   for (const stage of ["data", "sft", "mempo", "grpo"]) {
@@ -445,6 +467,73 @@ Deno.test("deno task eval RUN: the run's own rows again, the training stages' ti
   assert.match(bad.err, /eval\.json's timings must map stages to seconds, current value of sft is "slow"/);
   assert.doesNotMatch(bad.err, /\n\s+at |Uncaught/);
   assert.equal(await hashTree(run), hash, "a refused evaluation writes nothing");
+});
+
+Deno.test("a damaged run: train --resume and eval refuse with one message naming the file, no stack trace, every file of the run and its data byte-identical", async () => {
+  // the run and its data copied; the copy's config points at the copied data
+  const root = await Deno.makeTempDir();
+  const run = `${root}/run`;
+  const data = `${root}/data`;
+  const source = async () => {
+    await Deno.remove(root, { recursive: true });
+    await copyTree(full, run);
+    await copyTree(dataDir, data);
+    const c = JSON.parse(await Deno.readTextFile(`${run}/config.json`));
+    await Deno.writeTextFile(`${run}/config.json`, JSON.stringify({ ...c, dataDir: data }, null, 2));
+  };
+  const cut = async (path: string) => {
+    const text = await Deno.readTextFile(path);
+    await Deno.writeTextFile(path, text.slice(0, Math.floor(text.length / 2)));
+  };
+  const mid = Math.floor((await read(full)).length / 2);
+  // [what, damage, the message of train --resume, of eval]
+  const cases: [string, () => Promise<void>, RegExp, RegExp][] = [
+    // the data's manifest: neither built over (train) nor read past (eval)
+    [
+      "the data's manifest.json not JSON",
+      () => cut(`${data}/manifest.json`),
+      /^error: .*\/data\/manifest\.json is not valid JSON \(.*\); delete it, and the data is built again/,
+      /^error: .*\/data\/manifest\.json is not valid JSON \(.*\); rebuild it with deno task data$/,
+    ],
+    // weights without their record: refused before metrics.jsonl, config.json or tokenizer.json is rewritten
+    [
+      "grpo/config.json deleted",
+      () => Deno.remove(`${run}/grpo/config.json`),
+      /^error: Cannot resume .*: Checkpoint .*\/run\/grpo: it has no config\.json but holds policy\.optimizer\.safetensors, policy\.safetensors; restore its config\.json, or remove .*\/run\/grpo to train that stage again$/,
+      /^error: Cannot load checkpoint: no config\.json in .*\/run\/grpo$/,
+    ],
+    [
+      "sft/config.json not JSON",
+      () => cut(`${run}/sft/config.json`),
+      /^error: Cannot resume .*: Cannot load checkpoint .*\/run\/sft: .*\/run\/sft\/config\.json is not valid JSON \(/,
+      /^error: Cannot load checkpoint .*\/run\/sft: .*\/run\/sft\/config\.json is not valid JSON \(/,
+    ],
+    [
+      "a metrics line damaged mid-file",
+      async () => {
+        const lines = (await Deno.readTextFile(`${run}/metrics.jsonl`)).split("\n");
+        lines[mid - 1] = lines[mid - 1]!.slice(0, 30);
+        await Deno.writeTextFile(`${run}/metrics.jsonl`, lines.join("\n"));
+      },
+      new RegExp(`^error: Cannot resume .*: .*/run/metrics\\.jsonl line ${mid} is not JSON \\(`),
+      new RegExp(`^error: .*/run/metrics\\.jsonl line ${mid} is not JSON \\(`),
+    ],
+  ];
+  for (const [label, damage, ...messages] of cases) {
+    for (const [tool, message] of [[trainTool, messages[0]], [evalTool, messages[1]]] as const) {
+      await source();
+      await damage();
+      const hash = [await hashTree(run), await hashTree(data)];
+      const r = await task(tool, tool === trainTool ? ["--resume", run] : [run]);
+      const what = `${label}, ${tool.split("/").at(-1)}: code ${r.code}\n${r.err}`;
+      assert.equal(r.code, 1, what);
+      assert.match(r.err.trim(), message, what);
+      assert.equal(r.err.trim().split("\n").length, 1, `one line: ${what}`);
+      assert.doesNotMatch(r.err, /\n\s+at |Uncaught|SyntaxError/, what);
+      assert.deepEqual([await hashTree(run), await hashTree(data)], hash, `${what}: nothing changed`);
+    }
+  }
+  await Deno.remove(root, { recursive: true });
 });
 
 Deno.test("deno task train over a run: refused and the run kept; with --overwrite the new run replaces it", async () => {
