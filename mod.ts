@@ -579,6 +579,7 @@ export { type Interrupt, onInterrupt } from "./lib/cli/interrupt.ts";
 export { DataError, UsageError } from "./lib/errors.ts";
 export { integerSetting, type IntegerSettingOptions } from "./lib/integer_setting.ts";
 export { writeFileAtomic } from "./lib/atomic_file.ts";
+export { parseJsonLines, readJsonLines } from "./lib/json_lines.ts";
 export { pathExists } from "./lib/path_exists.ts";
 export { faultPoint } from "./lib/fault_point.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { DataError } from "../errors.ts";
+import { parseJsonLines, readJsonLines } from "../json_lines.ts";
 import type { MetricsRow } from "./metrics.ts";
 
 /** A metrics log as read: its rows and its text (a resume rewrites it only when the kept rows differ). */
@@ -28,7 +28,7 @@ export interface MetricsLog {
  * line i not {stage, step}:   "<path> line i is not a metrics row (no stage and step)"
  * ```
  *
- * Source: the JSON Lines format (jsonlines.org); append-only logs whose torn tail is dropped on recovery (write-ahead logs).
+ * Source: `parseJsonLines` (the package's one reader of append-only logs).
  *
  * @param text The file's text.
  * @param path The file, for the messages.
@@ -45,24 +45,10 @@ export interface MetricsLog {
  * ```
  */
 export function parseMetricsRows(text: string, path: string): MetricsRow[] {
-  const lines = text.split("\n");
-  const rows: MetricsRow[] = [];
-  for (const [i, line] of lines.entries()) {
-    if (line.trim() === "") continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch (e) {
-      if (i === lines.length - 1) break; // the last, unterminated line: a torn append
-      throw new DataError(`${path} line ${i + 1} is not JSON (${(e as Error).message})`);
-    }
-    if (typeof row !== "object" || row === null || Array.isArray(row) || !("stage" in row) || !("step" in row)) {
-      throw new DataError(`${path} line ${i + 1} is not a metrics row (no stage and step)`);
-    }
-    rows.push(row as MetricsRow);
-  }
-  return rows;
+  return parseJsonLines<MetricsRow>(text, path, isMetricsRow, "a metrics row (no stage and step)");
 }
+
+const isMetricsRow = (row: Record<string, unknown>) => "stage" in row && "step" in row;
 
 /**
  * Reads a run's `metrics.jsonl` ({@linkcode parseMetricsRows}): a missing
@@ -87,12 +73,6 @@ export function parseMetricsRows(text: string, path: string): MetricsRow[] {
  * ```
  */
 export async function readMetricsLog(path: string): Promise<MetricsLog> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { rows: [], text: "" };
-    throw new DataError(`Cannot read ${path} (${(e as Error).message})`);
-  }
-  return { rows: parseMetricsRows(text, path), text };
+  const { records, text } = await readJsonLines<MetricsRow>(path, isMetricsRow, "a metrics row (no stage and step)");
+  return { rows: records, text };
 }
