@@ -557,6 +557,28 @@ export {
 export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
 export { RL_STEP_AXIS, runFigures } from "./lib/pipeline/run_figures.ts";
 
+// The episodes a run keeps (episodes/*.jsonl) and deno task view, which shows them
+export {
+  EPISODE_RECORD_VERSION,
+  type EpisodeCredit,
+  type EpisodeIdentity,
+  type EpisodeRecord,
+  episodeRecord,
+  isEpisodeRecord,
+  type TeacherLeaveRecord,
+  turnContext,
+  type TurnRecord,
+} from "./lib/episodes/episode_record.ts";
+export {
+  appendEpisodes,
+  episodeLogPath,
+  EPISODES_DIR,
+  keepEpisodes,
+  parseEpisodeLog,
+  readEpisodeLog,
+} from "./lib/episodes/episode_log.ts";
+export { teacherLeave } from "./lib/episodes/teacher_leave.ts";
+
 // The tasks' command line: flags declared once, one error path
 export {
   executeTask,

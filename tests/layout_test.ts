@@ -144,6 +144,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["eval"], // evaluation of agents on the test sets, the research check
   ["train"], // SFT and RL trainers, the shared policy update, their batches
   ["config"], // the experiment's hyperparameters, presets, validation
+  ["episodes"], // the episode records a run keeps (episodes/*.jsonl) and where they leave the teacher's path
   ["data"], // datasets (Parquet), generated worlds and test sets
   ["env"], // world, questions, search, agent loop, reward, teacher
   ["model"], // the decoder, sampling, scoring, checkpoints
