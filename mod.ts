@@ -391,7 +391,14 @@ export {
   type UpdateModels,
   type UpdateStats,
 } from "./lib/train/policy_update.ts";
-export { drawQuestions, mempoOptions, rlStep, type RlStepContext, worldPools } from "./lib/train/rl_trainer.ts";
+export {
+  drawQuestions,
+  mempoOptions,
+  rlStep,
+  type RlStepContext,
+  type RlStepEpisodes,
+  worldPools,
+} from "./lib/train/rl_trainer.ts";
 export { type DynamicSample, dynamicSampling } from "./lib/train/dynamic_sampling.ts";
 export {
   episodeMetrics,
@@ -413,6 +420,7 @@ export {
   type EvalRow,
   evaluateAgents,
   evaluateCell,
+  type OnEvalEpisodes,
   runAgents,
   SFT_AGENT,
   TEACHER_AGENT,
@@ -556,6 +564,7 @@ export {
 } from "./lib/pipeline/compare.ts";
 export { branchRun, SFT_FIELDS } from "./lib/pipeline/branch.ts";
 export { RL_STEP_AXIS, runFigures } from "./lib/pipeline/run_figures.ts";
+export { evalEpisodeLog, keepCoveredEpisodes, rlEpisodeLog } from "./lib/pipeline/run_episodes.ts";
 
 // The episodes a run keeps (episodes/*.jsonl) and deno task view, which shows them
 export {
