@@ -587,6 +587,42 @@ export {
   readEpisodeLog,
 } from "./lib/episodes/episode_log.ts";
 export { teacherLeave } from "./lib/episodes/teacher_leave.ts";
+export {
+  advantageColor,
+  advantageScale,
+  EPISODE_CSS,
+  episodeHtml,
+  type EpisodeHtmlOptions,
+  episodePairHtml,
+  episodeView,
+} from "./lib/view/episode_html.ts";
+export {
+  agentLabel,
+  type CurveData,
+  CURVES,
+  type CurveSpec,
+  episodeStages,
+  findRuns,
+  isRunName,
+  readRunJson,
+  runCurves,
+  runEpisodeRecords,
+  type RunRef,
+  type RunSummary,
+  runSummary,
+} from "./lib/view/run_index.ts";
+export {
+  type EpisodeBrowser,
+  type EpisodePick,
+  episodesPage,
+  notFoundPage,
+  runPage,
+  type RunPageData,
+  runsPage,
+  runsTable,
+  statusLine,
+} from "./lib/view/pages.ts";
+export { browseEpisodes, fileUnder, serveView, type ServeViewOptions, viewApp } from "./lib/view/server.ts";
 
 // The tasks' command line: flags declared once, one error path
 export {

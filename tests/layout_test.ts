@@ -138,6 +138,7 @@ Deno.test("layout: every webgpu parity test is where `deno task test` reruns it 
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["cli"], // the tasks' command line: flags, --help, one error path
+  ["view"], // deno task view: the runs' pages, curves and episode browser over HTTP
   ["pipeline"], // deno task train: stages, resume, branching runs
   ["export"], // deno task export-verl / serve-search: the run as a verl experiment (data, HF model, overrides, search server)
   ["diagnostics"], // probes of where a policy goes wrong (teacher-forced)

@@ -256,6 +256,9 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   ],
   ["tools/serve_search.ts", [work, "--topk", "0"], 2, /--topk must be an integer ≥ 1/],
   ["tools/serve_search.ts", [`${work}/nothing`], 1, /no corpus in .*nothing/],
+  ["tools/view.ts", [`${work}/nothing`], 1, /Cannot view .*nothing: no such directory/],
+  ["tools/view.ts", [work, "--port", "65536"], 2, /--port must be an integer in \[0, 65535\], current value is 65536/],
+  ["tools/view.ts", [work, "b"], 2, /^error: unexpected argument "b"\nusage: deno task view \[DIR\] \[flags\]/],
   // a bad MEMPO_THREADS, read when lib/tf.ts is imported: a usage error like a bad --threads, not a stack trace
   ["tools/train.ts", ["--preset", "quick"], 2, /MEMPO_THREADS must be an integer ≥ 1, current value is "two"/, {
     MEMPO_THREADS: "two",
@@ -311,6 +314,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
     "tools/compare.ts",
     "tools/export_verl.ts",
     "tools/serve_search.ts",
+    "tools/view.ts",
     "bench/bench.ts",
     "bench/profile.ts",
   ];
@@ -353,6 +357,10 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
       /\n {2}--host HOST +.*\(default: 127\.0\.0\.1\)\n/,
       /\n {2}--port N +.*\(≥ 0; default: 8000\)\n/,
       /\n {2}--topk N +.*\(≥ 1; default: 3\)\n/,
+    ]],
+    ["tools/view.ts", [
+      /\n {2}--host HOST +.*\(default: 127\.0\.0\.1\)\n/,
+      /\n {2}--port N +.*\(≥ 0; default: 8000\)\n/,
     ]],
   ];
   for (const [task, flags] of tools) {

@@ -1,5 +1,5 @@
 // The pipeline's episode logs: written as the RL steps and the evaluation run, read through a kill (a torn last line,
-// steps past the checkpoint) and continued by a resume to the uninterrupted run's log.
+// steps past the checkpoint) by the viewer, and continued by a resume to the uninterrupted run's log.
 import assert from "node:assert/strict";
 import { resolveConfig } from "../../lib/config/experiment.ts";
 import { runPipeline } from "../../lib/pipeline/pipeline.ts";
@@ -11,6 +11,8 @@ import { buildData, loadData } from "../../lib/data/build.ts";
 import { createTeacher } from "../../lib/env/teacher.ts";
 import { runEpisodes } from "../../lib/env/rollout.ts";
 import { tasksFromRecords } from "../../lib/train/demos.ts";
+import { viewApp } from "../../lib/view/server.ts";
+import { runSummary } from "../../lib/view/run_index.ts";
 
 const config = resolveConfig("quick", {
   dataDir: await Deno.makeTempDir(),
@@ -21,7 +23,7 @@ const config = resolveConfig("quick", {
 const root = await Deno.makeTempDir();
 const lines = async (path: string) => (await Deno.readTextFile(path)).split("\n").filter(Boolean);
 
-Deno.test("pipeline episode logs: a kill mid-RL leaves whole steps and a torn line; a resume completes the uninterrupted run's log", async () => {
+Deno.test("pipeline episode logs: a kill mid-RL leaves whole steps and a torn line; the viewer reads them; a resume completes the uninterrupted run's log", async () => {
   const full = `${root}/full`;
   assert.equal((await runPipeline({ config, outDir: full })).completed, true);
   const rl = (await readEpisodeLog(`${full}/episodes/mempo.jsonl`)).records;
@@ -63,6 +65,17 @@ Deno.test("pipeline episode logs: a kill mid-RL leaves whole steps and a torn li
   assert.deepEqual(await lines(partLog), (await lines(`${full}/episodes/mempo.jsonl`)).slice(0, 32));
   const step3 = (await lines(`${full}/episodes/mempo.jsonl`)).slice(32, 42);
   await Deno.writeTextFile(partLog, step3.slice(0, 9).join("\n") + "\n" + step3[9]!.slice(0, 300), { append: true });
+
+  // the viewer shows it as far as it is whole: the run in RL, step 3 of 3 with 9 episodes
+  const app = viewApp(root);
+  const summary = await runSummary({ name: "part", rel: "part", dir: part });
+  assert.deepEqual([summary.stage, summary.progress, summary.done], ["mempo", "step 2/3", false]);
+  const api = await app.request("/api/runs/part/episodes/mempo?size=2");
+  assert.equal(api.status, 200);
+  assert.deepEqual((await api.json() as EpisodeRecord[]).map((r) => r.index), [...Array(9).keys()]);
+  const page = await app.request("/runs/part/episodes?stage=mempo");
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<option value="2" selected>step 3<\/option>/);
 
   // the resume drops the steps past the checkpoint and the torn line, and ends with the uninterrupted run's log
   assert.equal((await runPipeline({ config, outDir: part, resume: true })).completed, true);
