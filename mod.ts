@@ -180,6 +180,7 @@ export {
   loadCheckpoint,
   type LoadCheckpointOptions,
   type LoadedCheckpoint,
+  modelFromTorchLayout,
   readCheckpointRecord,
   saveCheckpoint,
   settleCheckpoint,
@@ -192,6 +193,7 @@ export {
 export {
   buildCorpus,
   type CorpusDocument,
+  DECOY_RELATION,
   DEFAULT_WORLD_SIZES,
   type Entity,
   entityDocument,
@@ -394,8 +396,12 @@ export {
 export {
   drawQuestions,
   mempoOptions,
+  type RlModels,
+  rlModelsFromSft,
+  rlOptimizer,
   rlStep,
   type RlStepContext,
+  rlStepContext,
   type RlStepEpisodes,
   worldPools,
 } from "./lib/train/rl_trainer.ts";
@@ -420,6 +426,7 @@ export {
   type EvalRow,
   evaluateAgents,
   evaluateCell,
+  keptFactsMarkdown,
   type OnEvalEpisodes,
   runAgents,
   SFT_AGENT,
@@ -468,6 +475,15 @@ export {
   type RlSignalRow,
 } from "./lib/eval/rl_signal.ts";
 export { tokenCost, tokenCostMarkdown, type TokenCostRow } from "./lib/eval/token_cost.ts";
+export { type KeptFacts, keptFacts, memoryDecisions } from "./lib/eval/kept_facts.ts";
+export {
+  type DecisionEntropy,
+  decisionEntropy,
+  decisionEntropyMarkdown,
+  type DecisionEntropyRow,
+  decisionEntropyRows,
+  decisionPlaces,
+} from "./lib/eval/decision_entropy.ts";
 export {
   type CopyAccuracy,
   copyAccuracy,
@@ -661,6 +677,8 @@ export {
   hfGenerationConfig,
   hfLlamaConfig,
   hfModelArrays,
+  modelConfigFromHf,
+  readHfModel,
   ropeHalfPermutation,
   writeHfModel,
 } from "./lib/export/hf_model.ts";

@@ -1,6 +1,7 @@
-// `deno task bench`: the workloads of shared/design/BENCHMARK.md on the chosen backend, and the
-// PyTorch reference (shared/bench/torch_ref.py) in the same run when /usr/bin/python3 has torch.
-// Prints one JSON object on stdout and a table on stderr.
+// `deno task bench`: the workloads of docs/performance.md on the chosen backend (a train step, scoring, generation, and one
+// RL step of the main job's configuration, its parts timed apart), and the PyTorch reference of the same model and
+// workloads (bench/torch_ref.py) in the same run when /usr/bin/python3 has torch. Prints one JSON object on stdout and a
+// table on stderr.
 import { tf } from "../lib/tf.ts";
 import { BACKEND_NAMES, type BackendName, setBackend, wasmThreads } from "../lib/backend/backend.ts";
 import { countParameters, forwardMatmulFlops, modelPreset } from "../lib/model/config.ts";
@@ -11,49 +12,81 @@ import { sequenceLogProbs } from "../lib/model/score.ts";
 import { createAdamW } from "../lib/optim/adamw.ts";
 import { collateLm, disposeLmBatch } from "../lib/train/collate.ts";
 import { sftStep } from "../lib/train/sft.ts";
-import { createGradientWorkers } from "../lib/train/gradient_workers.ts";
+import { createGradientWorkers, sftWorkersFromEnv } from "../lib/train/gradient_workers.ts";
 import { splitByTokens } from "../lib/train/micro_batches.ts";
 import { createRng } from "../lib/random.ts";
 import { runTask } from "../lib/cli/task.ts";
+import { measureRlStep } from "./rl_step.ts";
+
+/** The workloads' sizes: the benchmark's, and `--tiny`'s (a check that everything runs, in seconds). */
+const SIZES = {
+  full: {
+    train: [8, 256],
+    score: [32, 256],
+    generate: [16, 64, 64],
+    gemm: [[2048, 384, 128], [128, 2048, 384], [512, 512, 512]],
+  },
+  tiny: { train: [2, 32], score: [4, 32], generate: [2, 8, 8], gemm: [[64, 64, 64]] },
+} as const;
 
 const TASK = {
   name: "deno task bench",
-  summary: "the workloads of BENCHMARK.md (train, score, generate, one RL step) on a backend, and the PyTorch " +
-    "reference in the same run where /usr/bin/python3 has torch. One JSON object on stdout, a table on stderr.",
+  summary: "the benchmark's workloads (train, score, generate, one RL step of the default preset) on a backend, and " +
+    "the PyTorch reference (bench/torch_ref.py) in the same run where /usr/bin/python3 has torch. One JSON object on " +
+    "stdout, a table on stderr.",
   flags: {
     backend: { type: "string", choices: BACKEND_NAMES, default: "wasm", value: "NAME", help: "tensor backend" },
     reps: { type: "integer", min: 1, default: 5, help: "timed repetitions of each workload (the median is reported)" },
     torch: { type: "boolean", default: true, help: "run the PyTorch reference too" },
-    "rl-step": { type: "boolean", default: true, help: "time one RL step of the quick preset" },
+    "rl-step": {
+      type: "boolean",
+      default: true,
+      help: "time one MemPO step of the default preset, as deno task train",
+    },
+    tiny: {
+      type: "boolean",
+      help: "every workload at a toy size, one repetition (a check that the bench runs end to end; the figures mean " +
+        "nothing)",
+    },
     alternate: {
       type: "integer",
       min: 1,
       value: "K",
-      help: "K rounds on 1 thread and on --threads, alternating, each in a process of its own; prints medians",
+      help: "K rounds of 1 thread, --threads, and --threads with W workers, in turn, each in a process of its own; " +
+        "prints medians",
     },
     out: { type: "string", value: "FILE", help: "also write the --alternate summary to FILE (JSON)" },
     workers: {
       type: "integer",
       min: 1,
       value: "W",
-      help: "train and score on W gradient workers (data parallel, the batch as W micro-batches, one core each)",
+      help: "train and score on W gradient workers (data parallel, the batch as W micro-batches, one core each; 1: " +
+        "this thread), and the RL step's reference pass on them",
+      defaultText: "train and score on this thread, the RL step as deno task train (MEMPO_SFT_WORKERS)",
     },
   },
 } as const;
 
 await runTask(TASK, async ({ flags: values }) => {
-  const reps = values.reps;
+  const reps = values.tiny ? 1 : values.reps; // --tiny: one timed repetition after the warm-up
+  const size = values.tiny ? SIZES.tiny : SIZES.full;
   if (values.alternate !== undefined) {
-    // BENCHMARK.md: compare side by side, alternate the two sides, report medians
-    const { alternateThreads } = await import("./alternate.ts");
+    // compare side by side, alternate the sides, report medians: 1 thread, N threads, and N threads with W workers
+    // (train, score and the RL step's reference pass; the rollouts stay on this thread)
+    const { alternateSides } = await import("./alternate.ts");
     const forward = ["--backend", values.backend, "--reps", String(reps)];
     if (!values.torch) forward.push("--no-torch");
     if (!values["rl-step"]) forward.push("--no-rl-step");
-    if (values.workers !== undefined) forward.push("--workers", String(values.workers));
-    const summary = await alternateThreads({
+    if (values.tiny) forward.push("--tiny");
+    const threads = wasmThreads() ?? 1;
+    const w = values.workers ?? sftWorkersFromEnv();
+    const sides = [{ name: "threads_1", args: ["--threads", "1", "--workers", "1"] }];
+    if (threads > 1) sides.push({ name: `threads_${threads}`, args: ["--threads", String(threads), "--workers", "1"] });
+    if (w >= 2) sides.push({ name: `workers_${w}`, args: ["--threads", String(threads), "--workers", String(w)] });
+    const summary = await alternateSides({
       script: new URL(import.meta.url).pathname,
       args: forward,
-      threads: wasmThreads() ?? 1,
+      sides,
       rounds: values.alternate,
     });
     if (values.out !== undefined) await Deno.writeTextFile(values.out, JSON.stringify(summary, null, 2) + "\n");
@@ -80,13 +113,13 @@ await runTask(TASK, async ({ flags: values }) => {
 
   // the machine's GEMM peak on this backend: flag-free 2-D products of the model's shapes (the path XNNPACK takes)
   const gemm: Record<string, number> = {};
-  for (const [m, k, n] of [[2048, 384, 128], [128, 2048, 384], [512, 512, 512]] as const) {
+  for (const [m, k, n] of size.gemm) {
     const [a, b] = [tf.randomNormal([m, k], 0, 1, "float32", 1), tf.randomNormal([k, n], 0, 1, "float32", 2)];
     const t = await median(async () => {
       const c = tf.matMul(a, b);
       await c.data();
       c.dispose();
-    }, 9);
+    }, values.tiny ? 1 : 9);
     gemm[`${m}x${k}x${n}`] = (2 * m * k * n) / t / 1e9;
     tf.dispose([a, b]);
   }
@@ -98,15 +131,19 @@ await runTask(TASK, async ({ flags: values }) => {
   const rng = createRng(0);
   const randomRow = (n: number) => Array.from({ length: n }, () => rng.int(V));
 
+  const [trainB, trainT] = size.train;
+  const [scoreB, scoreT] = size.score;
+  const [genB, genPrompt, genNew] = size.generate;
+
   // 1. train: batch 8 × 256, next-token cross-entropy, backward, AdamW
-  const trainRows = Array.from({ length: 8 }, () => randomRow(257));
+  const trainRows = Array.from({ length: trainB }, () => randomRow(trainT + 1));
   const trainBatch = collateLm(trainRows.map((t) => ({ tokens: t, lossMask: t.map(() => 1) })), 0);
   const opt = createAdamW(trainableVariables(model), { lr: 1e-3, weightDecay: 0.01 });
-  // with --workers: the batch as W micro-batches (8 / W rows each), their gradients computed at once
-  const workers = values.workers === undefined ? undefined : createGradientWorkers(values.workers);
+  // with --workers W ≥ 2: the batch as W micro-batches (8 / W rows each), their gradients computed at once
+  const workers = (values.workers ?? 1) < 2 ? undefined : createGradientWorkers(values.workers!);
   const trainPieces = workers === undefined ? [trainBatch] : splitByTokens(
     trainRows.map((t) => ({ tokens: t, lossMask: t.map(() => 1) })),
-    Math.ceil(8 / workers.size) * 257,
+    Math.ceil(trainB / workers.size) * (trainT + 1),
   ).map((g) => collateLm(g, 0));
   let tTrain: number;
   let tScore: number;
@@ -117,14 +154,14 @@ await runTask(TASK, async ({ flags: values }) => {
     opt.dispose();
 
     // 2. score: batch 32 × 256, per-token log-prob of given tokens, no gradient
-    const scoreRows = Array.from({ length: 32 }, () => randomRow(257));
+    const scoreRows = Array.from({ length: scoreB }, () => randomRow(scoreT + 1));
     // with --workers: W pieces of 32 / W rows, each on a worker (pieceLogProbs, as policyUpdate's reference pass)
     const cut = workers?.size ?? 1;
-    const per = Math.ceil(32 / cut);
+    const per = Math.ceil(scoreB / cut);
     const scorePieces = Array.from({ length: cut }, (_, p) => scoreRows.slice(p * per, (p + 1) * per))
       .filter((rows) => rows.length > 0)
       .map((rows) => ({
-        tokens: tf.tensor2d(rows.map((r) => r.slice(0, 256)), undefined, "int32"),
+        tokens: tf.tensor2d(rows.map((r) => r.slice(0, scoreT)), undefined, "int32"),
         targets: tf.tensor2d(rows.map((r) => r.slice(1)), undefined, "int32"),
       }));
     tScore = await median(async () => {
@@ -145,47 +182,51 @@ await runTask(TASK, async ({ flags: values }) => {
   }
 
   // 3. generate: batch 16, prompt 64, 64 new tokens sampled with a KV cache
-  const prompts = Array.from({ length: 16 }, () => randomRow(64));
+  const prompts = Array.from({ length: genB }, () => randomRow(genPrompt));
   let seed = 0;
   const tGen = await median(async () => {
-    await generate(model, prompts, { maxNewTokens: 64, temperature: 1, padId: 0, seed: seed++ });
+    await generate(model, prompts, { maxNewTokens: genNew, temperature: 1, padId: 0, seed: seed++ });
   }, Math.max(1, Math.floor(reps / 2) + 1));
   model.dispose();
 
   const result: Record<string, unknown> = {
     backend: values.backend,
     threads: values.backend === "wasm" ? wasmThreads() : null,
-    workers: values.workers ?? null, // the train and score steps on this many gradient workers (null: this thread)
+    workers: workers?.size ?? null, // the train and score steps on this many gradient workers (null: this thread)
     params: countParameters(config),
-    train_tokens_per_s: (8 * 256) / tTrain,
-    score_tokens_per_s: (32 * 256) / tScore,
-    generate_tokens_per_s: (16 * 64) / tGen,
+    tiny: values.tiny,
+    train_tokens_per_s: (trainB * trainT) / tTrain,
+    score_tokens_per_s: (scoreB * scoreT) / tScore,
+    generate_tokens_per_s: (genB * genNew) / tGen,
     rl_step_seconds: null as number | null,
     peak_rss_mb: 0,
     // achieved GFLOP/s of each step's matrix products (train: forward + backward = 3× the forward's), beside the
     // backend's measured GEMM peak on the model's shapes
     gemm_gflops: gemm,
     gemm_peak_gflops: gemmPeak,
-    train_matmul_gflops: (3 * forwardMatmulFlops(config, 8, 256)) / tTrain / 1e9,
-    score_matmul_gflops: forwardMatmulFlops(config, 32, 256) / tScore / 1e9,
+    train_matmul_gflops: (3 * forwardMatmulFlops(config, trainB, trainT)) / tTrain / 1e9,
+    score_matmul_gflops: forwardMatmulFlops(config, scoreB, scoreT) / tScore / 1e9,
   };
 
   if (values["rl-step"]) {
-    const stepModule = new URL("./rl_step.ts", import.meta.url);
-    if (await Deno.stat(stepModule).then(() => true, () => false)) {
-      const { measureRlStep } = await import(stepModule.href);
-      const rl = await measureRlStep();
-      result.rl_step_seconds = rl.seconds;
-      result.rl_step_policy = rl.policy;
-      sampleRss();
-    }
+    // 4. one MemPO step of deno task train's default preset; its parts as the step's metrics row logs them
+    const rl = await measureRlStep({ tiny: values.tiny, workers: values.workers });
+    result.rl_step_seconds = rl.seconds;
+    result.rl_step_parts_seconds = rl.parts;
+    result.rl_step_episodes = rl.episodes;
+    result.rl_step_workers = rl.workers;
+    result.rl_step_policy = rl.policy;
+    sampleRss();
   }
   result.peak_rss_mb = Math.round(peakRss / 2 ** 20);
 
   if (values.torch) {
-    const script = new URL("../../shared/bench/torch_ref.py", import.meta.url).pathname;
+    // the same model and workloads in PyTorch (2 threads), the sizes passed on
+    const script = new URL("./torch_ref.py", import.meta.url).pathname;
+    const args = [script, "--reps", String(reps), "--train", ...size.train.map(String), "--score"];
+    args.push(...size.score.map(String), "--generate", ...size.generate.map(String));
     try {
-      const out = await new Deno.Command("/usr/bin/python3", { args: [script], stderr: "piped" }).output();
+      const out = await new Deno.Command("/usr/bin/python3", { args, stderr: "piped" }).output();
       if (out.code === 0) {
         const torch = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
         result.torch = torch;
@@ -219,6 +260,11 @@ await runTask(TASK, async ({ flags: values }) => {
       }`,
     );
   }
-  console.error(`rl_step_seconds          ${fmt(result.rl_step_seconds)}`);
+  const parts = result.rl_step_parts_seconds as Record<string, number> | undefined;
+  console.error(
+    `rl_step_seconds          ${fmt(result.rl_step_seconds)}${
+      parts ? ` (${Object.entries(parts).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")})` : ""
+    }`,
+  );
   console.log(JSON.stringify(result));
 });

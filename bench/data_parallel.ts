@@ -2,7 +2,7 @@
 // workers would buy on this machine, before it is built. Each round times the bench's train step (batch 8 × 256)
 // and scoring (32 × 256) three ways, in turn: in this process on the wasm backend's threads (today's path: only 2-D
 // GEMMs reach the thread pool), in W workers at once on the single-threaded build with 1/W of the batch each (every
-// op on its own core; a step is the slowest worker's), and, with torch, PyTorch on 2 threads (shared/bench/torch_ref.py).
+// op on its own core; a step is the slowest worker's), and, with torch, PyTorch on 2 threads (bench/torch_ref.py).
 // The workers' figure is an upper bound of a real implementation: it leaves out the gradient all-reduce, whose copy
 // it times separately (every trainable variable read out once). Prints medians over rounds; one JSON line on stdout.
 import { parseArgs } from "node:util";
@@ -60,7 +60,7 @@ async function inWorkers(workload: "train" | "score"): Promise<{ stepMs: number;
 
 async function torchRates(): Promise<Record<string, number> | null> {
   if (values["no-torch"]) return null;
-  const script = new URL("../../shared/bench/torch_ref.py", import.meta.url).pathname;
+  const script = new URL("./torch_ref.py", import.meta.url).pathname;
   try {
     const out = await new Deno.Command("/usr/bin/python3", { args: [script], stderr: "piped" }).output();
     return out.code === 0 ? JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!) : null;

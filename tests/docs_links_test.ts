@@ -1,8 +1,9 @@
 // What a reader of the repository is shown must exist in it: every relative link and every repository path in
 // README.md, docs/ and the notebooks' markdown cells resolves; nothing points outside the repository (the seed
-// notes, the design folder, a machine's own paths). The README starts with the two commands, stays at most 200
-// lines, keeps its results between the markers the lead refreshes, and shows the tour that
-// tests/readme_tour_test.ts runs.
+// notes, the design files and folder, a machine's own paths); and the code, tests, tools, bench, python and
+// notebooks cite no outside file and no repository path or heading that does not exist (`runs/…` and `data/…`,
+// which tasks write, are not checked). The README starts with the two commands, stays at most 200 lines, keeps its
+// results between the markers the lead refreshes, and shows the tour that tests/readme_tour_test.ts runs.
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 
@@ -150,16 +151,80 @@ Deno.test("docs: every repository path named in README.md, docs/ and the noteboo
   assert.ok(checked >= 50, `only ${checked} paths found: is the path pattern still right?`);
 });
 
-/** What a reader of the repository does not have: the project's seed notes and design folder, a machine's paths. */
+/**
+ * What a reader of the repository does not have: the project's seed notes, its design files (SPEC.md, STYLE.md,
+ * BENCHMARK.md) and the folder beside the checkout that held them.
+ */
+const OUTSIDE =
+  /\b(?:SPEC|STYLE|BENCHMARK)\.md\b|\b(?:SPEC|STYLE) §|(?:\.\.\/)+shared\/|(?<![\w.-])shared\/|\bseed notes?\b/gi;
+
+/** The outside names, and in prose a machine's own paths (code may write to /tmp/). */
 function outsideRefs(text: string): { line: number; text: string }[] {
-  const outside =
-    /(?:\.\.\/)+shared\/|(?<![\w.-])shared\/(?:seeds|design|bench)\b|\bseed notes?\b|\/work\/|\/home\/|\/tmp\//gi;
+  const outside = new RegExp(`${OUTSIDE.source}|\\/work\\/|\\/home\\/|\\/tmp\\/`, "gi");
   return [...text.matchAll(outside)].map((m) => ({ line: text.slice(0, m.index).split("\n").length, text: m[0] }));
 }
 
 Deno.test("docs: nothing points outside the repository (seed notes, design folder, a machine's paths)", () => {
   const outside = docs().flatMap((d) => outsideRefs(d.text).map((r) => `${d.name}:${r.line}: ${r.text}`));
   assert.deepEqual(outside, [], `references a reader of the repository does not have:\n${outside.join("\n")}`);
+});
+
+/** A file the repository shows a reader (code, tests, docs, notebooks), as text. */
+interface Source {
+  name: string;
+  text: string;
+}
+
+/** Every code, test, doc and notebook file of the repository: lib/, tests/, bench/, tools/, python/, docs/, notebooks/, .ci/, README.md, mod.ts. */
+function sources(): Source[] {
+  const text = /\.(?:ts|js|py|md|ipynb|json|sh)$|^run$/;
+  const files = ["lib", "tests", "bench", "tools", "python", "docs", "notebooks", ".ci"].flatMap((d) =>
+    walk(d, (n) => text.test(n))
+  );
+  return [...files, "README.md", "mod.ts"].map((f) => ({ name: f, text: Deno.readTextFileSync(join(root, f)) }));
+}
+
+/**
+ * The citations in `text` a reader cannot follow: a name of `OUTSIDE`, or a repository path (`lib/…`, `docs/…#anchor`,
+ * …, the `REPO_PATH` words) that `has` does not find, or whose anchor is no heading of the markdown file it names.
+ * Run outputs (`runs/…`, `data/…`) are no repository paths and are not checked.
+ */
+export function citationProblems(
+  text: string,
+  has: (path: string) => boolean,
+  headings: (file: string) => Set<string>,
+): string[] {
+  const problems: string[] = [];
+  text.split("\n").forEach((line, i) => {
+    for (const m of line.matchAll(OUTSIDE)) problems.push(`${i + 1}: ${m[0]} (not in the repository)`);
+    // words that start a path: after a space, a quote, a bracket or the line's start (not `../lib/x` or `a/lib/x`)
+    for (const m of line.matchAll(/(?<![\w.\/-])((?:lib|tests|tools|bench|notebooks|docs|python)\/[\w.*\-\/#]*)/g)) {
+      const [path, anchor] = m[1]!.replace(/[.,;:]+$/, "").split("#") as [string, string | undefined];
+      if (!REPO_PATH.test(path) || /[<>{}…]|NAME/.test(path) || line.slice(m.index! + m[0].length).startsWith("${")) {
+        continue;
+      }
+      if (!(path.includes("*") ? glob(path).length > 0 : has(path.replace(/\/$/, "")))) {
+        problems.push(`${i + 1}: ${path} (no such file in the repository)`);
+      } else if (anchor !== undefined && path.endsWith(".md") && !headings(path).has(anchor)) {
+        problems.push(`${i + 1}: ${path}#${anchor} (no such heading)`);
+      }
+    }
+  });
+  return problems;
+}
+
+Deno.test("code, tests, docs and notebooks cite only what the repository has: no outside file, no missing path or heading", () => {
+  const headings = (file: string) => anchors(Deno.readTextFileSync(join(root, file)));
+  // this file's samples name what the scan must catch; its own citations are the lines above
+  const problems = sources().filter((s) => s.name !== "tests/docs_links_test.ts").flatMap((s) =>
+    citationProblems(s.text, exists, headings).map((p) => `${s.name}:${p}`)
+  );
+  assert.deepEqual(problems, [], `citations a reader of the repository cannot follow:\n${problems.join("\n")}`);
+  const paths = sources().reduce(
+    (n, s) => n + [...s.text.matchAll(/(?<![\w.\/-])(?:lib|tests|bench|docs)\//g)].length,
+    0,
+  );
+  assert.ok(paths >= 200, `only ${paths} repository paths seen: is the pattern still right?`);
 });
 
 Deno.test("docs: the checks above fail on what they must catch", () => {
@@ -175,9 +240,29 @@ Deno.test("docs: the checks above fail on what they must catch", () => {
     outsideRefs("cite `../shared/seeds/000_x.txt`,\nthe Seed notes, /work/main and `shared/design/SPEC.md`").map((r) =>
       r.line
     ),
-    [1, 2, 2, 2],
+    [1, 2, 2, 2, 2],
   );
   assert.deepEqual(outsideRefs("`python/mempo_verl/` is shared by both; seeds 0, 1, 2"), []);
+  assert.deepEqual(outsideRefs("as SPEC.md §6 says, the STYLE § rules, `BENCHMARK.md`").length, 3);
+});
+
+Deno.test("citationProblems(): a sample with a bad citation of each kind is caught at its line; good ones pass", () => {
+  const files = new Set(["lib/model/config.ts", "docs/performance.md", "bench"]);
+  const headings = () => new Set(["the-benchmark"]);
+  const sample = [
+    "// Source: MiniMind `model_minimind.py`; lib/model/config.ts (the presets) and bench/.", // fine
+    " * Measured: docs/performance.md#the-benchmark, runs/default/eval.md, data/default/train.parquet.", // fine
+    "// the presets (lib/model/configs.ts)", // 3: no such file
+    " * see docs/performance.md#bench-history.", // 4: no such heading
+    "# workloads of BENCHMARK.md, the torch script in ../shared/bench", // 5: two outside names
+    "const p = `${dir}/lib/x.ts`; // built at run time, and ../lib/model/x.ts is relative", // fine
+  ].join("\n");
+  assert.deepEqual(citationProblems(sample, (p) => files.has(p), headings), [
+    "3: lib/model/configs.ts (no such file in the repository)",
+    "4: docs/performance.md#bench-history (no such heading)",
+    "5: BENCHMARK.md (not in the repository)",
+    "5: ../shared/ (not in the repository)",
+  ]);
 });
 
 Deno.test("README.md: the two commands first, at most 200 lines, results between their markers, the tour tested", () => {

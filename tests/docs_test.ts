@@ -1,4 +1,4 @@
-// Every public export of mod.ts is documented (STYLE.md §3.5): a summary, and for
+// Every public export of mod.ts is documented (docs/design.md#which-module-owns-what): a summary, and for
 // functions a formula/Source line, one @param per parameter, @returns and an @example.
 import assert from "node:assert/strict";
 

@@ -1,4 +1,4 @@
-// The package layout rules of STYLE.md §3.2: each lib file has a test file at the
+// The package layout rules of docs/design.md#which-module-owns-what: each lib file has a test file at the
 // mirrored path and is exported from mod.ts; lib never imports mod.ts; no Math.random.
 import assert from "node:assert/strict";
 

@@ -1,15 +1,10 @@
 // `deno task eval runs/NAME`: evaluate a run's checkpoints again and rewrite its eval.md / eval.json.
 import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
-import type { Algorithm } from "../lib/config/experiment.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
-import { DATA_SPLITS, type DataSplit, splitDir } from "../lib/data/build.ts";
-import { readMetricsLog } from "../lib/train/metrics_log.ts";
+import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
-import { evaluateRun } from "../lib/pipeline/evaluate_run.ts";
-import { trainingTimings } from "../lib/pipeline/eval_json.ts";
-import { openRun } from "../lib/pipeline/open_run.ts";
+import { evaluateSavedRun } from "../lib/pipeline/evaluate_saved.ts";
 import { runTask } from "../lib/cli/task.ts";
-import type { Model } from "../lib/model/params.ts";
 
 const TASK = {
   name: "deno task eval",
@@ -33,49 +28,14 @@ const TASK = {
 
 await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
-  const split = flags.split as DataSplit;
-  const outDir = splitDir(dir, split);
-  const config = await readRunConfig(dir);
-  // the training curves come from the run's log: a damaged one is refused before minutes of evaluation
-  const metrics = (await readMetricsLog(`${dir}/metrics.jsonl`)).rows;
-  // the training stages' times live in the eval.json this run rewrites: kept (a damaged one is refused here too)
-  const timings = await trainingTimings(outDir);
-  const { data, load: loadStage } = await openRun(dir, config, { split });
-  await Deno.mkdir(outDir, { recursive: true });
-  const models: Model[] = [];
-  const load = async (name: string) => {
-    const m = await loadStage(name);
-    models.push(m);
-    return m;
-  };
-  let sft: Model;
-  const trained = new Map<Algorithm, Model>();
-  try {
-    sft = await load("sft");
-    for (const a of config.rl.algorithms) trained.set(a, await load(a));
-  } catch (e) {
-    for (const m of models) m.dispose();
-    throw e;
-  }
-  // evaluateRun owns the models from here (disposed whatever happens)
-  const { rows } = await evaluateRun({
-    runDir: dir,
-    outDir,
-    config,
-    data,
-    sft,
-    trained,
-    metrics,
-    timings,
-    onProgress: ({ stage, info }) => {
-      if (stage === "eval") console.log(`${info.agent} ${info.objectives} obj: EM ${Number(info.em).toFixed(2)}`);
-      else {console.log(
-          `${info.agent} ${info.objectives} obj: ${(100 * Number(info.equal)).toFixed(0)} % of groups equal`,
-        );}
-    },
+  const { rows, outDir } = await evaluateSavedRun(dir, flags.split as DataSplit, ({ stage, info }) => {
+    if (stage === "eval") console.log(`${info.agent} ${info.objectives} obj: EM ${Number(info.em).toFixed(2)}`);
+    else {console.log(
+        `${info.agent} ${info.objectives} obj: ${(100 * Number(info.equal)).toFixed(0)} % of groups equal`,
+      );}
   });
   console.log(evalMarkdown(rows));
   console.log(`wrote ${outDir}/eval.md, eval.json and its figures`);
-  // a live GPUDevice at exit leaves the driver's threads racing the exit handlers
+  const config = await readRunConfig(dir);
   if (config.backend === "webgpu") await setBackend("wasm").then(() => releaseBackend("webgpu"));
 });

@@ -3,7 +3,8 @@
 // MemPO's memory reward and advantage by turn index for the rollouts of a run's policy (SFT by default; the first RL
 // steps' questions and sampling seeds of `rl.seed` / `seed`, 8 questions × 4 samples a step, memory context, threshold
 // as configured). Prints mean R^M, A^M and <mem> span length per turn, the correlation of span length with A^M, the
-// token-weighted mean A^M (the README's numbers on the question pool's turn-index confound), and the memories that
+// token-weighted mean A^M (the numbers on the question pool's turn-index confound in
+// docs/research/memory_advantage.md#the-mechanism-a-turn-index-confound-and-token-weighting), and the memories that
 // repeat the previous turn's word for word (stale: the new document's fact was not kept) against the rest.
 import { createRng, hashSeed } from "../lib/random.ts";
 import { runEpisodes } from "../lib/env/rollout.ts";

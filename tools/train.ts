@@ -11,7 +11,9 @@ import {
   resolveConfig,
 } from "../lib/config/experiment.ts";
 import { configHelp } from "../lib/config/config_help.ts";
-import { type ProgressEvent, runPipeline } from "../lib/pipeline/pipeline.ts";
+import { ensureData, type ProgressEvent, runPipeline } from "../lib/pipeline/pipeline.ts";
+import { evaluateSavedRun } from "../lib/pipeline/evaluate_saved.ts";
+import { startFromRelease } from "../lib/release/from_release.ts";
 import { branchRun } from "../lib/pipeline/branch.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { readTaskJson, runTask } from "../lib/cli/task.ts";
@@ -76,6 +78,17 @@ const TASK = {
       type: "boolean",
       help: "replace a run already in the output directory (without it such a run is kept and the task refused)",
     },
+    "from-scratch": {
+      type: "boolean",
+      help: "train SFT in the run (warm-up, SFT) instead of starting RL from the released SFT policy (config release)",
+    },
+    stage: {
+      type: "string",
+      value: "STAGE",
+      choices: ["sft"],
+      help: "sft: the SFT recipe alone, from scratch (data, warm-up, SFT), then the SFT policy on the validation " +
+        "sets (RUN/valid/eval.md): what deno task release ships",
+    },
     "help-config": { type: "boolean", help: "list every config field with its type, defaults and meaning, and exit" },
   },
   notes: [
@@ -83,6 +96,7 @@ const TASK = {
     "  deno task train --preset quick",
     "  deno task train --resume runs/quick",
     "  deno task train --from runs/quick --name lr3 --config lr.json",
+    "  deno task train --stage sft --seed 1 --name sft-s1      # the SFT recipe; then deno task release runs/sft-s*",
     "",
     "exit codes: 0 done, 130 interrupted (resumable), 2 bad flags or config, 1 bad or missing files.",
   ].join("\n"),
@@ -125,9 +139,18 @@ await runTask(TASK, async ({ flags }) => {
   if (flags.backend !== undefined) overrides.backend = flags.backend as never;
   if (flags.seed !== undefined) overrides.seed = flags.seed;
   if (flags.name !== undefined) overrides.name = flags.name;
+  const sftOnly = flags.stage === "sft";
+  if ((flags["from-scratch"] || sftOnly) && baseRun !== undefined) {
+    throw new UsageError(
+      `--${sftOnly ? "stage sft" : "from-scratch"} starts a new run: --resume and --from do not apply`,
+    );
+  }
+  // the SFT stage alone runs no RL
+  if (sftOnly) overrides.rl = { ...overrides.rl, algorithms: [] };
   // a run read back keeps unset what it left unset, whatever its preset sets today
   const resolved = resolveConfig(preset, overrides);
   const config = baseRun !== undefined ? asSaved(resolved, overrides) : resolved;
+  if (flags["from-scratch"] || sftOnly) delete config.release; // the recipe trains its own SFT
   if (flags.out === undefined && baseRun === undefined && config.dataDir === "data") {
     config.dataDir = presetDataDir(config.preset);
   }
@@ -186,13 +209,25 @@ await runTask(TASK, async ({ flags }) => {
     await branchRun(fromDir, outDir, config);
     console.log(`from ${fromDir}: its SFT checkpoint, warm-up and SFT metrics copied to ${outDir}`);
   }
+  const fromRelease = baseRun === undefined && config.release !== undefined;
+  if (fromRelease) {
+    await setBackend(config.backend);
+    await ensureData(config);
+    const tokenizerText = await Deno.readTextFile(`${config.dataDir}/tokenizer.json`);
+    const manifest = await startFromRelease(config.release!, outDir, config, tokenizerText);
+    console.log(
+      `from the released SFT policy in ${config.release} (seed ${manifest.seed}, commit ${manifest.commit}; every ` +
+        `file's sha256 checked): RL starts from it`,
+    );
+  }
   const t0 = performance.now();
   const result = await runPipeline({
     config,
     outDir,
-    resume: baseRun !== undefined,
+    resume: baseRun !== undefined || fromRelease,
     onProgress,
     shouldStop: interrupt.stopped,
+    evaluate: !sftOnly,
     rlEpisodes: flags["rl-episodes"],
   });
   bar?.stop();
@@ -200,6 +235,16 @@ await runTask(TASK, async ({ flags }) => {
   if (!result.completed) {
     console.log(`stopped; resume with: deno task train --resume ${outDir}`);
     return 130;
+  }
+  if (sftOnly) {
+    // the recipe's product is judged on the validation sets; the test sets only report (deno task eval RUN)
+    const { rows, outDir: validDir } = await evaluateSavedRun(outDir, "valid", onProgress);
+    bar?.stop();
+    console.log(`\n${evalMarkdown(rows)}\n`);
+    console.log(
+      `the SFT policy on the validation sets: ${validDir}/eval.md; release it with deno task release ${outDir}`,
+    );
+    return 0;
   }
   console.log(`\n${evalMarkdown(result.eval!)}\n`);
   console.log(

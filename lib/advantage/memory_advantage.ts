@@ -50,7 +50,7 @@ export interface MemoryAdvantageOptions extends GrpoAdvantageOptions {
  * makes the baseline depend on the action and rewards or penalises taking
  * another turn. Neither pool is free of bias; the question pool is MemPO's.
  *
- * Source: MemPO (arXiv:2603.00680), memory-level advantage; seed note 000 §1.3;
+ * Source: MemPO (arXiv:2603.00680), memory-level advantage;
  * verl issue #7244 (per-turn-index normalisation under variable turn counts).
  * Reference: MemPO `compute_grpo_memory_advantage` (calls the GRPO normaliser).
  *
@@ -228,7 +228,8 @@ export function infomemAdvantages(
  * Shapes: `[S]` → `[S]`.
  *
  * Source: this package (an ablation of MemPO, arXiv:2603.00680): on its corpus later memories are longer and score lower,
- * so token weighting turns a zero-mean A^M into a net push down (README, Measured).
+ * so token weighting turns a zero-mean A^M into a net push down
+ * (docs/research/memory_advantage.md#the-mechanism-a-turn-index-confound-and-token-weighting).
  *
  * @param lengths Token count of each span that receives a memory advantage (all spans of one RL batch).
  * @returns The scale of each span.
@@ -295,7 +296,7 @@ export interface CombineAdvantageOptions {
  *
  * Shapes: `outcomeAdvantages [B]`, `memorySpans [B][k]`, `mask [B][T]` → `[B][T]`.
  *
- * Source: MemPO (arXiv:2603.00680); seed note 000 §1.3.3 (final_adv = outcome_adv + mem_adv on ⟨mem⟩).
+ * Source: MemPO (arXiv:2603.00680), final advantage = outcome advantage + memory advantage on ⟨mem⟩.
  * Reference: MemPO `compute_advantage` (writes A^M into the ⟨mem⟩ interval).
  *
  * @param inputs Outcome advantages, memory spans and the loss mask.

@@ -80,7 +80,7 @@ function geometricMeanProb(
  * Shapes: three `[N][A]` arrays → three `[N]` arrays.
  *
  * Source: MemPO (Self-Memory Policy Optimization, arXiv:2603.00680), the
- * information-sufficiency memory reward; seed notes 000/002.
+ * information-sufficiency memory reward.
  * Reference: MemPO `_postprocess` (ans_mask, the log 0.5 threshold mask).
  *
  * @param inputs Teacher-forced answer log-probs under both contexts and the answer mask.

@@ -53,7 +53,7 @@ export interface TaskSpec {
   /** Its flags by name (kebab-case, without `--`). */
   flags: Readonly<Record<string, FlagSpec>>;
   /** Positional arguments, in order. */
-  positionals?: readonly { name: string; help: string; optional?: boolean }[];
+  positionals?: readonly { name: string; help: string; optional?: boolean; variadic?: boolean }[];
   /** Extra help text after the flags (examples, notes). */
   notes?: string;
 }
@@ -125,10 +125,11 @@ function allFlags(spec: TaskSpec, shared: Readonly<Record<string, FlagSpec>>): R
  * import { usageLine } from "./task.ts";
  *
  * assert.equal(usageLine({ name: "deno task eval", summary: "", flags: {}, positionals: [{ name: "RUN", help: "" }] }), "usage: deno task eval RUN [flags]");
+ * assert.equal(usageLine({ name: "deno task release", summary: "", flags: {}, positionals: [{ name: "RUN", help: "", variadic: true }] }), "usage: deno task release RUN... [flags]");
  * ```
  */
 export function usageLine(spec: TaskSpec): string {
-  const pos = (spec.positionals ?? []).map((p) => (p.optional ? `[${p.name}]` : p.name));
+  const pos = (spec.positionals ?? []).map((p) => `${p.optional ? `[${p.name}]` : p.name}${p.variadic ? "..." : ""}`);
   return ["usage:", spec.name, ...pos, "[flags]"].join(" ");
 }
 
@@ -261,7 +262,7 @@ export function parseTaskArgs<F extends Readonly<Record<string, FlagSpec>>>(
   const declared = spec.positionals ?? [];
   const missing = declared.filter((p, i) => !p.optional && positionals[i] === undefined);
   if (missing.length > 0 && !values.help) throw new UsageError(`missing argument ${missing[0]!.name}`);
-  if (positionals.length > declared.length) {
+  if (positionals.length > declared.length && !declared.at(-1)?.variadic) {
     throw new UsageError(`unexpected argument ${JSON.stringify(positionals[declared.length])}`);
   }
   return { flags: values as FlagValues<F> & { help: boolean }, positionals };
@@ -344,11 +345,15 @@ export async function executeTask<F extends Readonly<Record<string, FlagSpec>>>(
  * @param main The task's body.
  * @returns Nothing (the process exits on a failure).
  *
- * @example
+ * @example A task run on this process's command line (none here: the flags' defaults reach the body).
  * ```ts
+ * import assert from "node:assert/strict";
  * import { runTask } from "./task.ts";
  *
- * console.assert(typeof runTask === "function"); // tools/*.ts call it at their top level
+ * let doubled = 0;
+ * const spec = { name: "deno task double", summary: "Doubles N.", flags: { n: { type: "integer", min: 0, default: 21, help: "N" } } } as const;
+ * await runTask(spec, ({ flags }) => void (doubled = flags.n * 2));
+ * assert.equal(doubled, 42);
  * ```
  */
 export async function runTask<F extends Readonly<Record<string, FlagSpec>>>(

@@ -55,7 +55,7 @@ export interface BuildDataOptions extends QaSplitOptions {
  * whenever the generator changes, so a data directory written by an older
  * generator is rebuilt rather than reused.
  */
-export const DATA_VERSION = 8;
+export const DATA_VERSION = 9;
 
 /**
  * The sets a data directory can be evaluated on: the test sets; the validation sets (`validCount`); or `train`,

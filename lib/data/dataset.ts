@@ -7,7 +7,7 @@
 import * as pq from "parquet-wasm";
 import * as arrow from "apache-arrow";
 import { normalizeTargets, type Targets } from "../env/reward.ts";
-import type { SubQuestion } from "../env/questions.ts";
+import type { Hop, SubQuestion } from "../env/questions.ts";
 import type { CorpusDocument } from "../env/world.ts";
 import { DataError } from "../errors.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
@@ -46,7 +46,7 @@ const REWARD_MODEL = new arrow.Struct([
   field("style", STR),
   field("ground_truth", new arrow.Struct([field("target", listOf(listOf(STR)))])),
 ]);
-const HOP = new arrow.Struct([field("entity", STR), field("relation", STR), field("answer", STR)]);
+const HOP = new arrow.Struct([field("entity", STR), field("relation", STR), field("answer", STR), field("decoy", STR)]);
 const SUB_QUESTION = new arrow.Struct([
   field("text", STR),
   field("subject", STR),
@@ -216,9 +216,12 @@ export async function readDataset(path: string): Promise<QaRecord[]> {
     if (typeof extra.index === "number") record.index = extra.index;
     if (Array.isArray(extra.sub_questions) && extra.sub_questions.length > 0) {
       // a file without markers (or written before them: null, read as "") reads back without the field
-      record.subQuestions = extra.sub_questions.map(({ marker, ...q }) =>
-        typeof marker === "string" && marker !== "" ? { ...q, marker } : q
-      );
+      // a hop without a decoy (null, or a file written before them) reads back without the field
+      const hop = ({ decoy, ...h }: Hop) => typeof decoy === "string" && decoy !== "" ? { ...h, decoy } : h;
+      record.subQuestions = extra.sub_questions.map(({ marker, ...q }) => {
+        const sub = { ...q, hops: (q.hops ?? []).map(hop) };
+        return typeof marker === "string" && marker !== "" ? { ...sub, marker } : sub;
+      });
     }
     return record;
   });

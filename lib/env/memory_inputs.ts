@@ -78,7 +78,8 @@ export function goldContinuation(
  * fullContext(t) = header + Σ_{s<t} (turn_s + <|end|> + tool_s) + <|assistant|> <mem> mem_t </mem>
  * ```
  *
- * Source: MemPO (arXiv:2603.00680); seed note 002 (mem_traj = system + question + response up to `</mem>`).
+ * Source: MemPO (arXiv:2603.00680) and its released code (`ToolAgentLoop` collects `mem_traj` = system + question +
+ * the turn up to `</mem>`, and `full_traj` = the history before the turn).
  *
  * @param episode A finished episode.
  * @param tokenizer The tokenizer.

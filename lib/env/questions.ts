@@ -6,7 +6,7 @@
  * @module
  */
 import { createRng, hashSeed, hashString, type Rng, shuffled } from "../random.ts";
-import { type EntityType, type Relation, RELATIONS, type World, type WorldSizes } from "./world.ts";
+import { DECOY_RELATION, type EntityType, type Relation, RELATIONS, type World, type WorldSizes } from "./world.ts";
 
 /** A question template: the relation path from a subject and its wording. */
 export interface Template {
@@ -27,6 +27,7 @@ export const TEMPLATES: Readonly<Record<EntityType, readonly Template[]>> = Obje
   person: [
     { path: ["born"], text: "{x} was born in which city ?" },
     { path: ["born", "located"], text: "{x} was born in which country ?" },
+    { path: ["lives"], text: "{x} lives in which city ?" },
   ],
   city: [{ path: ["located"], text: "{x} is in which country ?" }],
   country: [{ path: ["capital"], text: "{x} has which capital ?" }],
@@ -50,6 +51,11 @@ export interface Hop {
   relation: Relation;
   /** The related entity. */
   answer: string;
+  /**
+   * On an objective's last hop, the value of the entity's other relation of the same kind
+   * ({@linkcode DECOY_RELATION}): read in the same document, a plausible wrong answer. Absent when there is none.
+   */
+  decoy?: string;
 }
 
 /** One objective of a question. */
@@ -114,6 +120,9 @@ export function makeSubQuestion(world: World, subject: string, template: Templat
     hops.push({ entity: current, relation, answer });
     current = answer;
   }
+  const last = hops.at(-1)!;
+  const decoy = DECOY_RELATION[last.relation] && world.byName.get(last.entity)?.facts[DECOY_RELATION[last.relation]!];
+  if (decoy !== undefined) last.decoy = decoy;
   return { text: template.text.replace("{x}", subject), subject, hops, answer: current };
 }
 
@@ -378,11 +387,16 @@ function makeQuestion(
     const pool = subjects.get(type)!;
     const subject = pool[rng.int(pool.length)]!;
     if (chosen.has(subject)) continue;
-    const templates = TEMPLATES[type];
+    const templates = templatesOf(world, type);
     const q = makeSubQuestion(world, subject, templates[rng.int(templates.length)]!);
-    if (distinctAnswers && (names.has(subject) || names.has(q.answer) || q.answer === subject)) continue;
+    const decoy = q.hops.at(-1)!.decoy;
+    if (
+      distinctAnswers &&
+      (names.has(subject) || names.has(q.answer) || q.answer === subject || (decoy !== undefined && names.has(decoy)))
+    ) continue;
     chosen.add(subject);
     names.add(subject).add(q.answer);
+    if (decoy !== undefined) names.add(decoy);
     subQuestions.push(q);
   }
   subQuestions.forEach((q, i) => q.marker = markers?.[i] ?? objectiveMarker(i));
@@ -391,6 +405,16 @@ function makeQuestion(
     subQuestions,
     targets: subQuestions.map((q) => [q.answer]),
   };
+}
+
+/**
+ * The templates of a type that the world can answer: a template that follows a relation no entity of the world
+ * states (`lives` in a world without it, `WorldSizes.lives`) is left out, so such a world draws the questions it
+ * drew before the relation existed.
+ */
+function templatesOf(world: World, type: EntityType): readonly Template[] {
+  const stated = new Set(world.entities.flatMap((e) => Object.keys(e.facts)));
+  return TEMPLATES[type].filter((t) => t.path.every((r) => stated.has(r)));
 }
 
 /** A question's text from its objectives: marked or not, then indexed (`numberedQuestion`, `indexedQuestion`). */
@@ -519,7 +543,7 @@ const testShare = (n: number, testFraction: number) => Math.max(1, Math.round(n 
  * assert.equal(testSubjectCount({ countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 }), 6);
  * ```
  */
-export function testSubjectCount(sizes: WorldSizes, testFraction = 0.3): number {
+export function testSubjectCount(sizes: Omit<WorldSizes, "lives">, testFraction = 0.3): number {
   const count: Record<EntityType, number> = {
     person: sizes.people,
     city: sizes.cities,

@@ -145,6 +145,17 @@ export interface CarryOptions {
 /** The word a dropped answer becomes in a state memory and in the answer. */
 export const FORGOTTEN = "unknown";
 
+/**
+ * What the teacher keeps of a resolved objective: its answer, or, when the objective is dropped, the plausible
+ * wrong fact read in the same document (its last hop's decoy, the person's other city) from the moment it is
+ * read, as behaviour cloning from a general model keeps the wrong fact of a document; an objective without a decoy
+ * is forgotten (`unknown`) once it is no longer the answer just found.
+ */
+function keptAnswer(q: SubQuestion, dropped: boolean, fresh: boolean): string {
+  if (!dropped) return q.answer;
+  return q.hops.at(-1)?.decoy ?? (fresh ? q.answer : FORGOTTEN);
+}
+
 /** One step of a teacher's plan: hop `j` of objective `i`. */
 interface PlanStep {
   i: number;
@@ -362,7 +373,7 @@ export function stateTeacherTurn(
     if (read === 0 && !relations) open.push(q.subject);
     else if (read < q.hops.length) {
       open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
-    } else found.push(dropped.has(i) && i !== fresh ? FORGOTTEN : q.answer);
+    } else found.push(keptAnswer(q, dropped.has(i), i === fresh));
   });
   const sep = relations && !(options.bare ?? false) ? " ; " : " ";
   const sides = stack ? [found.join(sep), "|", open.join(sep)] : [open.join(sep), "|", found.join(sep)];
@@ -429,7 +440,7 @@ export function stateTeacherTurn(
  * its successor in one prediction.
  *
  * A dropped objective's answer is left out of the answers when it would
- * move there (SPEC §6: "dropped from `<mem>`"), so the final answer has one
+ * move there (`sft.dropProbability`: dropped from `<mem>`), so the final answer has one
  * objective too few and scores 0: a forgotten answer costs the episode.
  *
  * Source: MEM1 (Zhou et al. 2025, arXiv:2506.15841): an internal state
@@ -611,7 +622,8 @@ export function teacherTurn(
  * Which objectives (0-based) the teacher forgets for a question: each one
  * independently with `dropProbability`, seeded by the question's text.
  *
- * Source: SPEC.md §6 (default: each earlier answer dropped with p = 0.3).
+ * Source: this package (`sft.dropProbability`, default 0.3: an imperfect teacher leaves MemPO's memory advantage
+ * something to fix, docs/design.md#the-task).
  *
  * @param question The question text.
  * @param count Number of objectives.

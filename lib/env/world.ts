@@ -6,17 +6,18 @@
  *
  * @module
  */
-import { createRng, type Rng, shuffled } from "../random.ts";
+import { createRng, hashSeed, hashString, type Rng, shuffled } from "../random.ts";
 
 /** Entity types. */
 export type EntityType = "person" | "city" | "country" | "company" | "film";
 
 /** Relations, named by the keyword that appears in the fact's document. */
-export type Relation = "born" | "located" | "capital" | "founder" | "headquarters" | "director";
+export type Relation = "born" | "lives" | "located" | "capital" | "founder" | "headquarters" | "director";
 
 /** The type each relation starts from and leads to. */
 export const RELATIONS: Readonly<Record<Relation, { from: EntityType; to: EntityType }>> = Object.freeze({
   born: { from: "person", to: "city" },
+  lives: { from: "person", to: "city" },
   located: { from: "city", to: "country" },
   capital: { from: "country", to: "city" },
   founder: { from: "company", to: "person" },
@@ -53,6 +54,12 @@ export interface WorldSizes {
   films: number;
   /** Distractor sentences per document. @default 2 */
   distractors: number;
+  /**
+   * 1: each person also lives in a city other than the one it was born in, so a person's document holds two
+   * facts of the same kind, one of which a question needs and the other is a plausible wrong answer
+   * ({@linkcode DECOY_RELATION}). 0: born only. @default 0
+   */
+  lives: number;
 }
 
 /** Default {@linkcode WorldSizes}. */
@@ -63,6 +70,16 @@ export const DEFAULT_WORLD_SIZES: Readonly<WorldSizes> = Object.freeze({
   companies: 40,
   films: 40,
   distractors: 2,
+  lives: 0,
+});
+
+/**
+ * For a question's last relation, the other relation of the same entity whose value is a plausible wrong answer:
+ * a person's born city against the city it lives in. What a memory that keeps the wrong fact of a document holds.
+ */
+export const DECOY_RELATION: Readonly<Partial<Record<Relation, Relation>>> = Object.freeze({
+  born: "lives",
+  lives: "born",
 });
 
 /**
@@ -88,13 +105,17 @@ export const DEFAULT_WORLD_SIZES: Readonly<WorldSizes> = Object.freeze({
 export function worldSizes(sizes: Partial<WorldSizes> = {}): WorldSizes {
   const s = { ...DEFAULT_WORLD_SIZES, ...sizes };
   for (const [k, v] of Object.entries(s)) {
-    if (!Number.isInteger(v) || v < (k === "distractors" ? 0 : 1)) {
+    const min = k === "distractors" || k === "lives" ? 0 : 1;
+    if (!Number.isInteger(v) || v < min || (k === "lives" && v > 1)) {
       throw new RangeError(
-        `Invalid world size: ${k} must be a ${
-          k === "distractors" ? "non-negative" : "positive"
-        } integer, current value is ${v}`,
+        `Invalid world size: ${k} must be ${
+          k === "lives" ? "0 or 1" : `a ${min === 0 ? "non-negative" : "positive"} integer`
+        }, current value is ${v}`,
       );
     }
+  }
+  if (s.lives === 1 && s.cities < 2) {
+    throw new RangeError(`Invalid world size: lives 1 needs at least 2 cities, current value is ${s.cities}`);
   }
   if (s.cities < s.countries) {
     throw new RangeError(
@@ -291,12 +312,20 @@ export function generateWorld(
     e.traits = Array.from({ length: distractors }, () => [pick([...TRAITS]), pick([...NOUNS])] as [string, string]);
   }
   const entities = shuffled([...countries, ...cities, ...people, ...companies, ...films], rng);
+  if (s.lives === 1) {
+    // drawn from a stream of their own, so a world with lives is the world without them plus one fact a person
+    const livesRng = createRng(hashSeed(seed, hashString("lives")));
+    for (const p of people) {
+      const others = cities.filter((c) => c.name !== p.facts.born);
+      p.facts.lives = others[livesRng.int(others.length)]!.name;
+    }
+  }
   return { seed, entities, byName: new Map(entities.map((e) => [e.name, e])) };
 }
 
 /** The relations each entity type states, in document order. */
 const FACT_ORDER: Readonly<Record<EntityType, readonly Relation[]>> = {
-  person: ["born"],
+  person: ["born", "lives"],
   city: ["located"],
   country: ["capital"],
   company: ["founder", "headquarters"],

@@ -10,7 +10,8 @@
 import type { LoadedData } from "../data/build.ts";
 import type { Model } from "../model/params.ts";
 import type { ContextPolicy } from "../env/context.ts";
-import { type AgentPolicy, runEpisodes } from "../env/rollout.ts";
+import { type AgentPolicy, type Episode, runEpisodes } from "../env/rollout.ts";
+import { keptFacts } from "./kept_facts.ts";
 import { modelPolicy } from "../env/model_policy.ts";
 import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
 import type { Tokenizer } from "../text/tokenizer.ts";
@@ -167,6 +168,11 @@ export interface EvalRow {
   questionValid?: boolean[];
   /** Each question's turns (the last one ends the episode: an answer, a broken format or the turn limit), in test-set order. */
   questionTurns?: number[];
+  /**
+   * The memory decisions (objectives with a plausible wrong fact beside the needed one) and the share of them whose
+   * needed fact, or decoy, the final memory holds ({@linkcode keptFacts}); absent in a world without decoys.
+   */
+  kept?: { decisions: number; needed: number; decoy: number };
   /** Episodes run. */
   episodes: number;
   /** A sample transcript (the first episode's turns). */
@@ -338,6 +344,7 @@ export async function evaluateCell(
     questionPeak: eps.map((e) => e.peakContext),
     questionValid: eps.map((e) => e.formatValid),
     questionTurns: eps.map((e) => e.turns.length),
+    ...keptShares(eps),
     episodes: eps.length,
     sample: eps[0]?.turns.map((t) => t.text),
   };
@@ -367,6 +374,14 @@ export function evalMarkdown(rows: readonly EvalRow[]): string {
     (k) => `${k} obj: EM / F1 / total tok / peak`,
     (r) => `${r.em.toFixed(2)} / ${r.f1.toFixed(2)} / ${Math.round(r.totalTokens)} / ${Math.round(r.peakContext)}`,
   );
+}
+
+/** The `kept` field of a row: shares of the memory decisions, or nothing where the set has none. */
+function keptShares(eps: readonly Episode[]): Pick<EvalRow, "kept"> {
+  const k = keptFacts(eps);
+  return k.decisions === 0
+    ? {}
+    : { kept: { decisions: k.decisions, needed: k.needed / k.decisions, decoy: k.decoy / k.decisions } };
 }
 
 /**
@@ -416,4 +431,39 @@ export function agentObjectivesTable<R extends Pick<EvalRow, "agent" | "contextP
       }),
     ]),
   ).markdown;
+}
+
+/**
+ * The section "What the memory kept" of eval.md: per agent and test set, the
+ * share of memory decisions whose needed fact the final memory holds, then
+ * the decoy's share, then how many decisions the set had.
+ *
+ * Source: this package.
+ *
+ * @param rows Evaluation rows (those without `kept` show `–`).
+ * @returns Markdown.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { keptFactsMarkdown } from "./evaluate.ts";
+ *
+ * const row = { agent: "SFT", contextPolicy: "memory" as const, objectives: 2, kept: { decisions: 4, needed: 0.75, decoy: 0.25 } };
+ * assert.match(keptFactsMarkdown([row] as never), /\| SFT \(memory\) \| 0\.75 \/ 0\.25 \/ 4 \|/);
+ * ```
+ */
+export function keptFactsMarkdown(rows: readonly EvalRow[]): string {
+  return [
+    "## What the memory kept",
+    "",
+    "Objectives whose document also states a plausible wrong answer (a person's birthplace and the city it lives in):",
+    "the share whose needed fact the final `<mem>` holds / the share that holds the wrong one instead / how many",
+    "such objectives the set had.",
+    "",
+    agentObjectivesTable(
+      rows,
+      (k) => `${k} obj`,
+      (r) => r.kept ? `${r.kept.needed.toFixed(2)} / ${r.kept.decoy.toFixed(2)} / ${r.kept.decisions}` : "–",
+    ),
+  ].join("\n");
 }

@@ -115,11 +115,16 @@ export function researchCheck(rows: readonly EvalRow[], options: ResearchCheckOp
   if (mempoL && fullL) {
     const total = mempoL.totalTokens / fullL.totalTokens;
     const peak = mempoL.peakContext / fullL.peakContext;
+    // judged per turn (a collapsed agent that stops early spends few tokens in all); the total is reported
+    const perTurn = (r: EvalRow) =>
+      r.questionTokens && r.questionTurns ? mean(r.questionTokens) / Math.max(1e-9, mean(r.questionTurns)) : Number.NaN;
+    const turn = perTurn(mempoL) / perTurn(fullL);
     claims.push({
       objectives: largest,
-      claim: "MemPO's total tokens ≤ ½ × the full-context agent's",
-      holds: total <= 1 / 2,
-      detail: `${Math.round(mempoL.totalTokens)} vs ${Math.round(fullL.totalTokens)} (${fmt(total)}×)`,
+      claim: "MemPO's tokens per turn ≤ ½ × the full-context agent's",
+      holds: turn <= 1 / 2,
+      detail: `${Math.round(perTurn(mempoL))} vs ${Math.round(perTurn(fullL))} (${fmt(turn)}×); total tokens ` +
+        `${Math.round(mempoL.totalTokens)} vs ${Math.round(fullL.totalTokens)} (${fmt(total)}×), reported, not judged`,
     });
     claims.push({
       objectives: largest,

@@ -6,11 +6,12 @@
  * @module
  */
 import type { Model } from "../model/params.ts";
-import type { ModelConfig } from "../model/config.ts";
-import { encodeSafetensors, type NamedArray } from "../model/safetensors.ts";
-import { torchLayoutArrays } from "../model/checkpoint.ts";
+import { type ModelConfig, validateModelConfig } from "../model/config.ts";
+import { decodeSafetensors, encodeSafetensors, type NamedArray, type SafetensorsFile } from "../model/safetensors.ts";
+import { modelFromTorchLayout, torchLayoutArrays } from "../model/checkpoint.ts";
+import { DataError } from "../errors.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
-import type { Tokenizer } from "../text/tokenizer.ts";
+import { type Tokenizer, tokenizerFromJson } from "../text/tokenizer.ts";
 import { hfTokenizerFiles } from "./hf_tokenizer.ts";
 import { turnStopIds } from "../env/rollout.ts";
 
@@ -232,4 +233,143 @@ export async function writeHfModel(dir: string, model: Model, tokenizer: Tokeniz
     await writeFileAtomic(`${dir}/${name}`, typeof content === "string" ? content + "\n" : content);
   }
   return Object.keys(files);
+}
+
+/**
+ * The architecture a Hugging Face `config.json` describes, checked to be the
+ * one {@linkcode hfLlamaConfig} writes (Llama, tied embeddings, no biases,
+ * as many key/value heads as heads).
+ *
+ * Source: the inverse of {@linkcode hfLlamaConfig}.
+ *
+ * @param json The parsed `config.json`.
+ * @param where The file, for errors.
+ * @returns The architecture.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { hfLlamaConfig, modelConfigFromHf } from "./hf_model.ts";
+ *
+ * const tok = buildTokenizer(["a b"]);
+ * const config = modelPreset("tiny", tok.size);
+ * assert.deepEqual(modelConfigFromHf(hfLlamaConfig(config, tok), "config.json"), config);
+ * assert.throws(() => modelConfigFromHf({ ...hfLlamaConfig(config, tok), tie_word_embeddings: false }, "c.json"), /c.json: tie_word_embeddings must be true/);
+ * ```
+ */
+export function modelConfigFromHf(json: unknown, where: string): ModelConfig {
+  const c = (typeof json === "object" && json !== null ? json : {}) as Record<string, unknown>;
+  const need = (key: string, ok: (v: unknown) => boolean, what: string) => {
+    if (!ok(c[key])) {
+      throw new DataError(`${where}: ${key} must be ${what}, current value is ${JSON.stringify(c[key])}`);
+    }
+  };
+  need("model_type", (v) => v === "llama", '"llama"');
+  need("tie_word_embeddings", (v) => v === true, "true");
+  need("attention_bias", (v) => v === false || v === undefined, "false");
+  need("mlp_bias", (v) => v === false || v === undefined, "false");
+  need("num_key_value_heads", (v) => v === c.num_attention_heads, "num_attention_heads");
+  const config = {
+    vocabSize: c.vocab_size,
+    dModel: c.hidden_size,
+    nLayers: c.num_hidden_layers,
+    nHeads: c.num_attention_heads,
+    ffnHidden: c.intermediate_size,
+    maxPositions: c.max_position_embeddings,
+    ropeTheta: c.rope_theta,
+    normEps: c.rms_norm_eps,
+  } as unknown as ModelConfig;
+  try {
+    return validateModelConfig(config);
+  } catch (e) {
+    throw new DataError(`${where}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Reads a policy back from a Hugging Face folder that {@linkcode writeHfModel}
+ * wrote: `config.json` (the architecture), `model.safetensors` (q and k rows
+ * back from the half-split RoPE order, every weight's shape checked) and
+ * `tokenizer.json`.
+ *
+ * Source: Hugging Face `from_pretrained` layout; the inverse of {@linkcode writeHfModel}.
+ *
+ * @param dir The folder.
+ * @returns The policy (owned by the caller) and its tokenizer.
+ *
+ * @example Written and read back: the same logits
+ * ```ts
+ * import { assertAllClose } from "../testing/all_close.ts";
+ * import { buildTokenizer } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { forwardLogits } from "../model/transformer.ts";
+ * import { tf } from "../tf.ts";
+ * import { readHfModel, writeHfModel } from "./hf_model.ts";
+ *
+ * const tok = buildTokenizer(["a b c d"]);
+ * const m = createModel(modelPreset("tiny", tok.size), { seed: 2 });
+ * const dir = await Deno.makeTempDir();
+ * await writeHfModel(dir, m, tok);
+ * const back = await readHfModel(dir);
+ * const ids = tf.tensor2d([[1, 2, 3, 4]], [1, 4], "int32");
+ * assertAllClose(forwardLogits(back.model, ids), forwardLogits(m, ids));
+ * back.model.dispose();
+ * m.dispose();
+ * ```
+ */
+export async function readHfModel(dir: string): Promise<{ model: Model; tokenizer: Tokenizer }> {
+  const read = async (name: string) => {
+    try {
+      return await Deno.readFile(`${dir}/${name}`);
+    } catch (e) {
+      throw new DataError(`Cannot read ${dir}/${name}: ${(e as Error).message}`);
+    }
+  };
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  const parse = (name: string, bytes: Uint8Array) => {
+    try {
+      return JSON.parse(text(bytes));
+    } catch (e) {
+      throw new DataError(`Cannot read ${dir}/${name}: not valid JSON (${(e as Error).message})`);
+    }
+  };
+  const config = modelConfigFromHf(parse("config.json", await read("config.json")), `${dir}/config.json`);
+  let tokenizer: Tokenizer;
+  try {
+    tokenizer = tokenizerFromJson(text(await read("tokenizer.json")));
+  } catch (e) {
+    throw new DataError(`Cannot read ${dir}/tokenizer.json: ${(e as Error).message}`);
+  }
+  if (tokenizer.size !== config.vocabSize) {
+    throw new DataError(
+      `${dir}: tokenizer.json has ${tokenizer.size} tokens and config.json's vocab_size is ${config.vocabSize}`,
+    );
+  }
+  let weights: SafetensorsFile;
+  try {
+    weights = decodeSafetensors(await read("model.safetensors"), `${dir}/model.safetensors`);
+  } catch (e) {
+    throw e instanceof DataError ? e : new DataError((e as Error).message);
+  }
+  // q and k rows: Hugging Face row o holds this package's row (o's head) · hd + perm[o mod hd]
+  const hd = config.dModel / config.nHeads;
+  const perm = ropeHalfPermutation(hd);
+  const tensors = weights.tensors.map((a) => {
+    if (!a.name.endsWith("q_proj.weight") && !a.name.endsWith("k_proj.weight")) return a;
+    const [rows, cols] = a.shape as [number, number];
+    const data = new Float32Array(rows * cols);
+    for (let o = 0; o < rows; o++) {
+      const dst = Math.floor(o / hd) * hd + perm[o % hd]!;
+      data.set(a.data.subarray(o * cols, (o + 1) * cols), dst * cols);
+    }
+    return { ...a, data };
+  });
+  const model = modelFromTorchLayout(config, "policy", { ...weights, tensors }, {
+    where: dir,
+    file: "model.safetensors",
+  });
+  return { model, tokenizer };
 }

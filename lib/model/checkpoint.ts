@@ -60,7 +60,23 @@ export interface CheckpointRecord {
 
 const isLinear = (name: string) => name.endsWith("_proj.weight") || name === "value_head.weight";
 
-async function sha256(bytes: Uint8Array): Promise<string> {
+/**
+ * The SHA-256 of bytes, as lower-case hex: what checkpoints and the released SFT policy record of each file.
+ *
+ * Source: FIPS 180-4 through Web Crypto's `crypto.subtle.digest`.
+ *
+ * @param bytes The bytes.
+ * @returns 64 hex digits.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sha256 } from "./checkpoint.ts";
+ *
+ * assert.equal(await sha256(new TextEncoder().encode("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+ * ```
+ */
+export async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -452,6 +468,56 @@ function checkWeights(
   }
 }
 
+/**
+ * A model made from weights in the PyTorch layout (linear weights `[out, in]`,
+ * as {@linkcode torchLayoutArrays} writes them), each weight's shape checked
+ * first: the one way a checkpoint or a Hugging Face folder becomes a model.
+ *
+ * Source: MiniMind / Hugging Face `state_dict` layout.
+ *
+ * @param architecture The model's configuration.
+ * @param kind Policy or critic.
+ * @param weights The decoded safetensors file (named by `weightShapes`).
+ * @param options `name` of the instance, `trainable` variables, `where` the weights came from (for errors). @default trainable true
+ * @returns The model (owned by the caller).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { modelPreset } from "./config.ts";
+ * import { createModel } from "./params.ts";
+ * import { modelFromTorchLayout, torchLayoutArrays } from "./checkpoint.ts";
+ *
+ * const m = createModel(modelPreset("tiny", 20), { seed: 3 });
+ * const copy = modelFromTorchLayout(m.config, "policy", { tensors: await torchLayoutArrays(m), metadata: {} });
+ * const w = "model.layers.0.mlp.gate_proj.weight";
+ * assert.deepEqual(copy.weights.get(w)!.arraySync(), m.weights.get(w)!.arraySync());
+ * const tensors = await torchLayoutArrays(m);
+ * assert.throws(() => modelFromTorchLayout({ ...m.config, ffnHidden: 8 }, "policy", { tensors, metadata: {} }), /ffnHidden = 8/);
+ * copy.dispose();
+ * m.dispose();
+ * ```
+ */
+export function modelFromTorchLayout(
+  architecture: ModelConfig,
+  kind: ModelKind,
+  weights: SafetensorsFile,
+  options: { name?: string; trainable?: boolean; where?: string; file?: string } = {},
+): Model {
+  const info = { architecture, kind, file: options.file ?? "weights", bytes: 0, sha256: "" };
+  checkWeights(options.where ?? "weights", options.name ?? kind, info, weights);
+  const byName = new Map(weights.tensors.map((t) => [t.name, t]));
+  const model = createModel(architecture, { kind, name: options.name, trainable: options.trainable ?? true });
+  for (const [w] of weightShapes(architecture, kind)) {
+    const t = byName.get(w)!;
+    tf.tidy(() => {
+      const x = tf.tensor(t.data, t.shape);
+      model.weights.get(w)!.assign(isLinear(w) ? tf.transpose(x) : x);
+    });
+  }
+  return model;
+}
+
 /** Options of {@linkcode loadCheckpoint}. */
 export interface LoadCheckpointOptions {
   /** Refuse a checkpoint whose architecture differs from this one (field by field). */
@@ -581,16 +647,10 @@ export async function loadCheckpoint(dir: string, options: LoadCheckpointOptions
   const optimizers: Record<string, AdamW> = {};
   try {
     for (const [name, info] of Object.entries(record.models)) {
-      const byName = new Map(read.models.get(name)!.tensors.map((t) => [t.name, t]));
-      const model = createModel(info.architecture, { kind: info.kind, name, trainable: options.trainable ?? true });
-      models[name] = model;
-      for (const [w] of weightShapes(info.architecture, info.kind)) {
-        const t = byName.get(w)!;
-        tf.tidy(() => {
-          const x = tf.tensor(t.data, t.shape);
-          model.weights.get(w)!.assign(isLinear(w) ? tf.transpose(x) : x);
-        });
-      }
+      models[name] = modelFromTorchLayout(info.architecture, info.kind, read.models.get(name)!, {
+        name,
+        trainable: options.trainable ?? true,
+      });
     }
     for (const [name, factory] of Object.entries(options.optimizers ?? {})) {
       const info = record.optimizers[name]!;

@@ -34,7 +34,7 @@ const PRESETS: Record<ModelPresetName, Omit<ModelConfig, "vocabSize">> = {
   small: { dModel: 128, nLayers: 4, nHeads: 4, ffnHidden: 384, maxPositions: 2048, ropeTheta: 10000, normEps: 1e-6 },
   // for GPUs
   base: { dModel: 512, nLayers: 8, nHeads: 8, ffnHidden: 1408, maxPositions: 4096, ropeTheta: 10000, normEps: 1e-6 },
-  // BENCHMARK.md (with vocabSize 512): 918,656 parameters
+  // deno task bench's model (with vocabSize 512): 918,656 parameters, as bench/torch_ref.py's
   bench: { dModel: 128, nLayers: 4, nHeads: 4, ffnHidden: 384, maxPositions: 1024, ropeTheta: 10000, normEps: 1e-6 },
 };
 
@@ -45,10 +45,10 @@ const PRESETS: Record<ModelPresetName, Omit<ModelConfig, "vocabSize">> = {
  * tiny   D 32,  L 2, H 2, ffn 64,   positions 512
  * small  D 128, L 4, H 4, ffn 384,  positions 2048   (default training)
  * base   D 512, L 8, H 8, ffn 1408, positions 4096   (GPUs)
- * bench  D 128, L 4, H 4, ffn 384,  positions 1024   (BENCHMARK.md)
+ * bench  D 128, L 4, H 4, ffn 384,  positions 1024   (deno task bench)
  * ```
  *
- * Source: MiniMind `MiniMindConfig` (scaled down); BENCHMARK.md.
+ * Source: MiniMind `MiniMindConfig` (scaled down); bench/bench.ts for `bench`.
  *
  * @param name The preset.
  * @param vocabSize V, from the tokenizer.
@@ -117,7 +117,8 @@ export function validateModelConfig(config: ModelConfig): ModelConfig {
  * V·D + L·(4·D² + 3·D·F + 2·D) + D
  * ```
  *
- * Source: BENCHMARK.md (918,656 for the bench preset with V = 512).
+ * Source: this package (918,656 for the bench preset with V = 512, the count bench/torch_ref.py's PyTorch model
+ * has: tests/bench/torch_ref_test.ts).
  *
  * @param config The architecture.
  * @returns The parameter count.

@@ -1,8 +1,9 @@
 /**
  * Matrix products whose gradients use explicit transposes: on the wasm
- * backend a 2-D `matMul` with `transposeA`/`transposeB` is 13–20× slower
- * than `transpose` then a flag-free `matMul`, and the built-in gradient uses
- * the flags (SPEC.md §1, defect 4).
+ * backend only a flag-free, batch-1 `matMul` runs on XNNPACK (tensorflow/tfjs
+ * PR #2532), so one with `transposeA`/`transposeB` is far slower than
+ * `transpose` then a flag-free `matMul`, and the built-in gradient uses the
+ * flags (docs/performance.md#speed-levers).
  *
  * @module
  */
@@ -86,8 +87,9 @@ const pieceBatchMatMulT = tf.customGrad(
  *
  * Shapes: `x [..., D]`, `w [D, F]` → `[..., F]`.
  *
- * Source: BENCHMARK.md calibration ("dense layers through tf.customGrad with
- * explicit transposes": 4.8× on the wasm train step).
+ * Source: this package's speed levers (docs/performance.md#speed-levers:
+ * dense layers through `tf.customGrad` with explicit transposes); XNNPACK's
+ * flag-free path in TF.js wasm (https://github.com/tensorflow/tfjs/pull/2532).
  *
  * @param x Input, any rank ≥ 2.
  * @param w Weight `[D, F]` (no bias: the model has none).
@@ -134,7 +136,8 @@ export function dense(x: tf.Tensor, w: tf.Tensor2D): tf.Tensor {
  *
  * Shapes: `a [N, M, K]`, `b [N, K, P]` → `[N, M, P]`.
  *
- * Source: BENCHMARK.md calibration (transposed matMul flags are slow on wasm).
+ * Source: this package's speed levers (docs/performance.md#speed-levers: attention as per-head 2-D products, the
+ * only ones wasm's XNNPACK path takes, https://github.com/tensorflow/tfjs/pull/2532).
  *
  * @param a Left factor.
  * @param b Right factor.

@@ -154,8 +154,8 @@ function w(model: Model, name: string): tf.Variable {
  *
  * Source: Touvron et al. 2023 (LLaMA, arXiv:2302.13971) §2.2 (pre-norm
  * RMSNorm, SwiGLU, RoPE); Su et al. 2021 (RoFormer, arXiv:2104.09864) Eq. 34.
- * Reference: MiniMind `model_minimind.py`; `shared/bench/torch_ref.py`
- * (interleaved RoPE pairs, the convention used here).
+ * Reference: MiniMind `model_minimind.py`; bench/torch_ref.py (the same
+ * model in PyTorch, interleaved RoPE pairs, the convention used here).
  *
  * @param model The model (policy or critic trunk).
  * @param tokens Token ids `[B, T]` (int32 tensor).

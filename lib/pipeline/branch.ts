@@ -17,6 +17,36 @@ import { pathExists } from "../path_exists.ts";
  */
 export const SFT_FIELDS = ["seed", "dataDir", "model", "data", "sft", "rl.maxTurnTokens"] as const;
 
+/**
+ * The first field the SFT weights depend on ({@linkcode SFT_FIELDS}) where a
+ * saved config and another differ, as `[path, saved, other]`; undefined when
+ * they agree on all of them (the SFT weights of one serve the other).
+ *
+ * Source: this package (`--from` and the released SFT policy).
+ *
+ * @param saved The config the SFT weights were trained under.
+ * @param config The config of the run that would start from them.
+ * @returns The first difference, or undefined.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sftConfigDifference } from "./branch.ts";
+ * import { resolveConfig } from "../config/experiment.ts";
+ *
+ * const a = resolveConfig("quick");
+ * assert.equal(sftConfigDifference(a, { ...a, rl: { ...a.rl, lr: 1 } }), undefined);
+ * assert.deepEqual(sftConfigDifference(a, { ...a, sft: { ...a.sft, lr: 1 } }), ["sft.lr", 0.003, 1]);
+ * ```
+ */
+export function sftConfigDifference(saved: unknown, config: unknown): [string, unknown, unknown] | undefined {
+  for (const field of SFT_FIELDS) {
+    const d = firstDifference(valueAt(saved, field), valueAt(config, field), field);
+    if (d !== undefined) return d;
+  }
+  return undefined;
+}
+
 /** The first leaf where two JSON values differ, as `[path, a, b]` (undefined when equal). */
 function firstDifference(a: unknown, b: unknown, path: string): [string, unknown, unknown] | undefined {
   const isObject = (x: unknown) => typeof x === "object" && x !== null;
@@ -85,15 +115,13 @@ export async function branchRun(fromDir: string, outDir: string, config: Experim
   } catch (e) {
     fail(`its config.json is not valid JSON (${(e as Error).message})`);
   }
-  for (const field of SFT_FIELDS) {
-    const d = firstDifference(valueAt(saved, field), valueAt(config, field), field);
-    if (d !== undefined) {
-      throw new UsageError(
-        `Cannot branch from ${fromDir}: ${d[0]} is ${JSON.stringify(d[1])} in ${fromDir} and ${
-          JSON.stringify(d[2])
-        } here: the SFT weights depend on it`,
-      );
-    }
+  const d = sftConfigDifference(saved, config);
+  if (d !== undefined) {
+    throw new UsageError(
+      `Cannot branch from ${fromDir}: ${d[0]} is ${JSON.stringify(d[1])} in ${fromDir} and ${
+        JSON.stringify(d[2])
+      } here: the SFT weights depend on it`,
+    );
   }
   const sftDir = `${fromDir}/sft`;
   const record = await readCheckpointRecord(sftDir).catch((e: Error) => fail(e.message));

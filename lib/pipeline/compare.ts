@@ -172,11 +172,30 @@ function seedConfig(config: ExperimentConfig, seed: number): ExperimentConfig {
  * @returns The comparison (also written as `compare.json` / `compare.md`), or undefined when `shouldStop` stopped it
  *   (the finished seeds, and the stopped seed's checkpoint, are kept for the next comparison).
  *
- * @example
+ * @example A toy run compared at its own RL seed (no training, one question: seconds; tests/pipeline/compare_test.ts
+ * trains other seeds and checks the intervals).
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { runPipeline } from "./pipeline.ts";
  * import { compareRun } from "./compare.ts";
  *
- * console.assert(typeof compareRun === "function"); // see tests/pipeline/compare_test.ts for a whole comparison
+ * const config = resolveConfig("quick", {
+ *   dataDir: await Deno.makeTempDir(),
+ *   model: "tiny",
+ *   data: { trainCount: 8, testCount: 1, testObjectives: [1] },
+ *   sft: { steps: 2, demos: 8, batchSize: 4 },
+ *   rl: { steps: 1, questionsPerStep: 1, groupSize: 2, maxTurns: 2, maxTurnTokens: 16, checkpointEvery: 1 },
+ *   eval: { questions: 1, maxTurns: 2, maxTurnTokens: 16 },
+ * });
+ * const run = await Deno.makeTempDir();
+ * await runPipeline({ config, outDir: run, evaluate: false });
+ * const result = (await compareRun(run, { seeds: [0], resamples: 100 }))!;
+ * // seed 0 is the run's own RL seed: its MemPO and GRPO are reused, each evaluated on the one question
+ * assert.deepEqual(result.rows.map((r) => `${r.agent} ${r.seed} ${r.source}`), ["MemPO 0 run", "GRPO 0 run"]);
+ * const [paired] = result.paired;
+ * assert.equal(paired!.pairs, 1); // 1 seed × 1 question
+ * assert.equal(paired!.meanDiff, result.rows[0]!.em - result.rows[1]!.em);
  * ```
  */
 export async function compareRun(runDir: string, options: CompareOptions = {}): Promise<CompareResult | undefined> {

@@ -14,7 +14,14 @@ import { readCheckpointRecord } from "../model/checkpoint.ts";
 import { type Algorithm, type ExperimentConfig, teacherMemory } from "../config/experiment.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { type MetricsRow, rlStages } from "../train/metrics.ts";
-import { AGENT_NAMES, evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "../eval/evaluate.ts";
+import {
+  AGENT_NAMES,
+  evalMarkdown,
+  type EvalRow,
+  evaluateAgents,
+  keptFactsMarkdown,
+  runAgents,
+} from "../eval/evaluate.ts";
 import { type EvalWorkers, evalWorkersFor } from "../eval/eval_workers.ts";
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import { rlSignal, rlSignalMarkdown } from "../eval/rl_signal.ts";
@@ -34,6 +41,7 @@ import {
 } from "../eval/longest_contexts.ts";
 import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
+import { decisionEntropyMarkdown, type DecisionEntropyRow, decisionEntropyRows } from "../eval/decision_entropy.ts";
 import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { runFigures } from "./run_figures.ts";
@@ -210,6 +218,18 @@ export async function evaluateRun(
       seed: config.seed,
       memory,
     });
+    // how undecided each policy is at the memory decision, along the cold-start teacher's episodes
+    const entropy = await decisionEntropyRows(
+      agents.flatMap((a) => ("model" in a && a.contextPolicy === "memory" ? [{ name: a.name, model: a.model }] : [])),
+      data,
+      {
+        questions: config.eval.questions,
+        maxTurnTokens: config.eval.maxTurnTokens,
+        memory,
+        dropProbability: config.sft.dropProbability,
+        seed: config.seed,
+      },
+    );
     timings.eval = clock() - t;
     // how often GRPO would learn nothing at each test size, and the longest contexts each agent met
     t = clock();
@@ -233,6 +253,7 @@ export async function evaluateRun(
       rows,
       timings,
       diagnostic,
+      decisionEntropy: entropy,
       unseen: unseenTestWords(data),
       metrics,
       equalRewardGroups: groups,
@@ -255,7 +276,8 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
     "seen these tokens in a question, a think or a memory (at most as random words in the induction warm-up), so",
     "what depends on them (the objective's marker in `<think>` and `<mem>`, and that it follows the one before) is",
     "out of reach at those counts. (`data.trainMarkers` numbers training questions from a random start so that",
-    "every marker is seen; on the default preset that cost more than it gave: README, Measured.)",
+    "every marker is seen; on the default preset that cost more than it gave: docs/research/many_objectives.md,",
+    "Wall 1.)",
     "",
     ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
   ].join("\n");
@@ -269,6 +291,8 @@ export interface EvalFiles {
   timings: Readonly<Record<string, number>>;
   /** Teacher-forced accuracies per test set and agent. */
   diagnostic?: readonly CopyDiagnostic[];
+  /** Entropy at the memory decision per model agent and test set (`decisionEntropyRows`); none without decoys. */
+  decisionEntropy?: readonly DecisionEntropyRow[];
   /** Words of each test set's questions that no training question contains. */
   unseen?: ReadonlyMap<number, readonly string[]>;
   /** The run's `metrics.jsonl` rows (the training figures and the RL updates' signal, `rlSignal`; none without RL rows). @default [] */
@@ -315,7 +339,17 @@ export interface EvalFiles {
  * ```
  */
 export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<void> {
-  const { rows, timings, diagnostic, unseen, metrics = [], equalRewardGroups, longestContexts, split } = files;
+  const {
+    rows,
+    timings,
+    diagnostic,
+    decisionEntropy,
+    unseen,
+    metrics = [],
+    equalRewardGroups,
+    longestContexts,
+    split,
+  } = files;
   const named = split !== undefined && split !== "test" ? { split } : {};
   const titled = splitTitle(split ?? "test");
   const signal = rlSignal(metrics, rlStages(metrics));
@@ -328,6 +362,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
         rows,
         timings,
         diagnostic,
+        ...(decisionEntropy?.length ? { decisionEntropy } : {}),
         unseen: unseen && Object.fromEntries(unseen),
         equalRewardGroups,
         longestContexts,
@@ -366,6 +401,8 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     "",
     researchCheckMarkdown(researchCheck(rows)),
     "",
+    ...(rows.some((r) => r.kept) ? [keptFactsMarkdown(rows), ""] : []),
+    ...(decisionEntropy?.length ? [decisionEntropyMarkdown(decisionEntropy), ""] : []),
     ...(unseen ? [unseenWordsMarkdown(unseen), ""] : []),
     ...(longestContexts?.length ? [longestContextsMarkdown(longestContexts), ""] : []),
     ...(cost.length > 0 ? [tokenCostMarkdown(cost), ""] : []),

@@ -45,12 +45,12 @@ import {
   sftSeed,
   teacherMemory,
 } from "../config/experiment.ts";
-import { createTeacher, stateLayout } from "../env/teacher.ts";
+import { stateLayout } from "../env/teacher.ts";
 import { gradientWorkersFor } from "../train/gradient_workers.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { warmupFormed } from "../train/warmup_stop.ts";
 import { trainSft } from "../train/sft_trainer.ts";
-import { rlStep } from "../train/rl_trainer.ts";
+import { type RlModels, rlModelsFromSft, rlOptimizer, rlStep, rlStepContext } from "../train/rl_trainer.ts";
 import type { EvalRow } from "../eval/evaluate.ts";
 import type { MetricsRow } from "../train/metrics.ts";
 import { readMetricsLog } from "../train/metrics_log.ts";
@@ -256,11 +256,27 @@ const metricsLine = (row: MetricsRow) => JSON.stringify(row) + "\n";
  * @param options Config, output directory, resume, hooks.
  * @returns Completion flag, evaluation rows, timings.
  *
- * @example
+ * @example A toy run (tiny model, 2 SFT steps, 1 RL step, no evaluation: seconds; tests/pipeline/pipeline_test.ts runs
+ * the quick preset whole).
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
  * import { runPipeline } from "./pipeline.ts";
  *
- * console.assert(typeof runPipeline === "function"); // see tests/pipeline/pipeline_test.ts for a full run
+ * const config = resolveConfig("quick", {
+ *   dataDir: await Deno.makeTempDir(),
+ *   model: "tiny",
+ *   data: { trainCount: 8, testCount: 1, testObjectives: [1] },
+ *   sft: { steps: 2, demos: 8, batchSize: 4 },
+ *   rl: { steps: 1, questionsPerStep: 1, groupSize: 2, maxTurns: 2, maxTurnTokens: 16, checkpointEvery: 1 },
+ *   eval: { questions: 1, maxTurns: 2, maxTurnTokens: 16 },
+ * });
+ * const outDir = await Deno.makeTempDir();
+ * const result = await runPipeline({ config, outDir, evaluate: false });
+ * assert.equal(result.completed, true);
+ * // one metrics row per step: 2 SFT steps, then 1 RL step of each algorithm (quick: MemPO, GRPO)
+ * const rows = (await Deno.readTextFile(`${outDir}/metrics.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
+ * assert.deepEqual(rows.map((r) => `${r.stage} ${r.step}`), ["sft 0", "sft 1", "mempo 0", "grpo 0"]);
  * ```
  */
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
@@ -473,52 +489,29 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       timings[algorithm] = clock() - t;
       continue;
     }
-    const reference = copyModel(sft, { name: "ref" });
-    let policy: Model;
-    let optimizer: AdamW;
-    let critic: Model | undefined;
-    let criticOptimizer: AdamW | undefined;
+    let models: RlModels;
     let step = 0;
-    const policyOpt = (m: Model) => createAdamW(trainableVariables(m), { lr: config.rl.lr, weightDecay: 0 });
-    const criticOpt = (m: Model) => createAdamW(trainableVariables(m), { lr: config.rl.criticLr, weightDecay: 0 });
     if (state !== undefined) {
+      const policyOpt = (m: Model) => rlOptimizer(m, config.rl.lr);
       const ck = await loadCheckpoint(dir, {
         expect: modelConfig,
-        optimizers: algorithm === "ppo" ? { policy: policyOpt, critic: criticOpt } : { policy: policyOpt },
+        optimizers: algorithm === "ppo"
+          ? { policy: policyOpt, critic: (m) => rlOptimizer(m, config.rl.criticLr) }
+          : { policy: policyOpt },
       });
-      policy = ck.models.policy!;
-      optimizer = ck.optimizers.policy!;
-      critic = ck.models.critic;
-      criticOptimizer = ck.optimizers.critic;
+      models = {
+        policy: ck.models.policy!,
+        optimizer: ck.optimizers.policy!,
+        reference: copyModel(sft, { name: "ref" }),
+        critic: ck.models.critic,
+        criticOptimizer: ck.optimizers.critic,
+      };
       step = state.step;
-    } else {
-      policy = copyModel(sft, { trainable: true, name: algorithm });
-      optimizer = policyOpt(policy);
-      if (algorithm === "ppo") {
-        // critic: the SFT trunk with a fresh value head (MiniMind initialises the critic from the base weights)
-        critic = createModel(modelConfig, { kind: "critic", seed: config.seed + 1, name: "critic" });
-        for (const [name, v] of critic.weights) if (sft.weights.has(name)) v.assign(sft.weights.get(name)!);
-        criticOptimizer = criticOpt(critic);
-      }
-    }
+    } else models = rlModelsFromSft(sft, algorithm, config);
+    const { policy, optimizer, reference, critic, criticOptimizer } = models;
     const ctx = {
-      algorithm,
-      policy,
-      optimizer,
-      reference,
-      critic,
-      criticOptimizer,
-      data,
-      config: config.rl,
-      // one seed for every algorithm: step s draws the same questions and sampling seeds for each, so MemPO and GRPO
-      // start from identical rollouts and differ only by what they learn (the ablation of the memory advantage)
-      seed: config.rl.seed ?? config.seed,
-      // rl.joinShare: the teacher writes a joined task's first turn (no drops: the extraction is exact)
-      teacher: (config.rl.joinShare ?? 0) > 0
-        ? createTeacher(data.tokenizer, { dropProbability: 0, seed: config.seed, memory: teacherMemory(config) })
-        : undefined,
       // MEMPO_SFT_WORKERS (default: the cores): the update's reference pass on gradient workers (the same numbers)
-      workers: gradientWorkersFor(),
+      ...rlStepContext(config, data, algorithm, models, gradientWorkersFor()),
       onEpisodes: rlEpisodeLog(outDir, algorithm, data, config, options.rlEpisodes),
     };
     const save = () =>

@@ -16,9 +16,10 @@ import { assertRank } from "./shape.ts";
  * ```
  *
  * The read is a 1-D `gather` on the flattened `[B·T·V]` log-softmax at
- * `(b·T + t)·V + y`, never a `batchDims` gather (wrong values on wasm,
- * SPEC.md §1). Its gradient goes through `UnsortedSegmentSum`, which the
- * package registers for wasm.
+ * `(b·T + t)·V + y`, never a `batchDims` gather (wrong values on wasm in
+ * TF.js 4.22: https://github.com/tensorflow/tfjs/issues/8658). Its gradient
+ * goes through `UnsortedSegmentSum`, which the package registers for wasm
+ * (lib/backend/wasm_kernels.ts).
  *
  * Shapes: `logits [B, T, V]`, `targets [B, T]` (int ids) → `[B, T]`.
  *

@@ -65,7 +65,8 @@ function compare(
  *
  * Shapes must match exactly. Tensors are read with `arraySync` (not disposed).
  *
- * Source: SPEC.md §4 "Equality" (rtol 1e-6 / atol 1e-9 arrays, 1e-5 / 1e-6 float32 tensors).
+ * Source: this package's equality (docs/equivalence.md#what-equal-means: rtol 1e-6 / atol 1e-9 arrays, 1e-5 / 1e-6
+ * float32 tensors).
  * Reference: `numpy.testing.assert_allclose` (but with max(), not a sum, of tolerances).
  *
  * @param actual The computed value.

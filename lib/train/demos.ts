@@ -374,7 +374,8 @@ export interface DemoOptions {
  * questions come in equal shares from the main world and each auxiliary
  * world (searched in its own corpus).
  *
- * Source: SPEC.md §6 scripted teacher; MemPO cold-start SFT.
+ * Source: this package's scripted teacher (`createTeacher`, docs/design.md#the-task); MemPO (arXiv:2603.00680)
+ * cold-start SFT.
  *
  * @param data Loaded data.
  * @param options Count, imperfection, seed, policies.

@@ -53,7 +53,8 @@ export interface MemoryCreditOptions extends MemoryAdvantageOptions {
  * variant "infomem": only trajectories with outcome reward 1 enter the pools; the others' A^M = 0
  * ```
  *
- * Source: MemPO (arXiv:2603.00680); seed notes 000 §1.3 and 002 (A1–A3); InfoMem (arXiv:2606.03329) for `variant`.
+ * Source: MemPO (arXiv:2603.00680) §memory-level advantage and its released code; InfoMem (arXiv:2606.03329) for
+ * `variant`.
  * Reference: MemPO `_postprocess` + `compute_grpo_memory_advantage`.
  *
  * @param model The policy (rollout weights).

@@ -47,7 +47,8 @@ export interface OutcomeTurnOptions {
  * advantages = combineAdvantages(A^T_i, spans of ⟨mem⟩_t with A^M(i, t))
  * ```
  *
- * Source: MemPO (arXiv:2603.00680) §memory-level advantage; seed note 000 §1.3.3.
+ * Source: MemPO (arXiv:2603.00680) §memory-level advantage; its released code's `compute_advantage` (A^M added
+ * on the ⟨mem⟩ tokens).
  *
  * @param episodes Finished episodes.
  * @param outcomeAdvantages A^T per episode.

@@ -6,15 +6,23 @@
  */
 import { createRng, hashSeed, type Rng } from "../random.ts";
 import type { LoadedData } from "../data/build.ts";
-import type { Model } from "../model/params.ts";
+import { copyModel, createModel, type Model, trainableVariables } from "../model/params.ts";
 import { type AgentPolicy, type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
 import { objectivePool, type SubQuestion } from "../env/questions.ts";
 import type { SearchIndex } from "../env/search.ts";
 import { teacherFirst } from "../env/teacher_first.ts";
 import { grpoAdvantages } from "../advantage/grpo.ts";
-import type { AdamW } from "../optim/adamw.ts";
-import { type Algorithm, DEFAULT_JOIN_MAX, DEFAULT_MAX_GEN_BATCHES, type RlConfig } from "../config/experiment.ts";
+import { type AdamW, createAdamW } from "../optim/adamw.ts";
+import {
+  type Algorithm,
+  DEFAULT_JOIN_MAX,
+  DEFAULT_MAX_GEN_BATCHES,
+  type ExperimentConfig,
+  type RlConfig,
+  teacherMemory,
+} from "../config/experiment.ts";
+import { createTeacher } from "../env/teacher.ts";
 import { joinFromPool, tasksFromRecords } from "./demos.ts";
 import { dynamicSampling } from "./dynamic_sampling.ts";
 import { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
@@ -66,6 +74,151 @@ export interface RlStepEpisodes {
 }
 
 const now = () => performance.now() / 1000;
+
+/** The models of one algorithm's RL: what {@linkcode rlStepContext} puts into a step's context. */
+export interface RlModels {
+  /** Policy (trained). */
+  policy: Model;
+  /** Its optimizer. */
+  optimizer: AdamW;
+  /** Frozen SFT reference. */
+  reference: Model;
+  /** PPO critic. */
+  critic?: Model;
+  /** Critic optimizer. */
+  criticOptimizer?: AdamW;
+}
+
+/**
+ * An RL optimizer: AdamW over the model's trainable variables without weight
+ * decay (the policy at `rl.lr`, PPO's critic at `rl.criticLr`).
+ *
+ * Source: verl's actor optimizer (`actor.optim`, weight decay 0 in its PPO example configs).
+ *
+ * @param model The policy or critic.
+ * @param lr Learning rate.
+ * @returns A new optimizer (the caller disposes it).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { rlOptimizer } from "./rl_trainer.ts";
+ *
+ * const m = createModel(modelPreset("tiny", 20), { trainable: true });
+ * const opt = rlOptimizer(m, 5e-5);
+ * assert.equal(opt.stepCount, 0);
+ * opt.dispose();
+ * m.dispose();
+ * ```
+ */
+export function rlOptimizer(model: Model, lr: number): AdamW {
+  return createAdamW(trainableVariables(model), { lr, weightDecay: 0 });
+}
+
+/**
+ * One algorithm's RL models from SFT weights, as `deno task train` starts
+ * them: the policy a trainable copy, the reference a frozen copy, and for
+ * PPO a critic with the SFT trunk and a fresh value head.
+ *
+ * ```text
+ * policy = copy(sft), reference = copy(sft) frozen, critic = sft trunk + value head (ppo)
+ * ```
+ *
+ * Source: MiniMind `train_ppo.py` (reference and critic from the base weights); verl `RayPPOTrainer` (ref = frozen
+ * actor).
+ *
+ * @param sft The SFT policy (not modified; the caller still owns it).
+ * @param algorithm Which algorithm.
+ * @param config The experiment (`rl.lr`, `rl.criticLr`, `seed` for the value head).
+ * @returns New models and optimizers (the caller disposes them).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { rlModelsFromSft } from "./rl_trainer.ts";
+ *
+ * const sft = createModel(modelPreset("tiny", 20), { seed: 1 });
+ * const m = rlModelsFromSft(sft, "ppo", resolveConfig("quick"));
+ * const w = "model.embed_tokens.weight";
+ * assert.equal(m.policy.weights.get(w)!.dataSync()[3], sft.weights.get(w)!.dataSync()[3]);
+ * assert.equal(m.critic!.kind, "critic");
+ * for (const x of [m.policy, m.reference, m.critic!, m.optimizer, m.criticOptimizer!, sft]) x.dispose();
+ * ```
+ */
+export function rlModelsFromSft(sft: Model, algorithm: Algorithm, config: ExperimentConfig): RlModels {
+  const policy = copyModel(sft, { trainable: true, name: algorithm });
+  const models: RlModels = {
+    policy,
+    optimizer: rlOptimizer(policy, config.rl.lr),
+    reference: copyModel(sft, { name: "ref" }),
+  };
+  if (algorithm === "ppo") {
+    // critic: the SFT trunk with a fresh value head (MiniMind initialises the critic from the base weights)
+    const critic = createModel(sft.config, { kind: "critic", seed: config.seed + 1, name: "critic" });
+    for (const [name, v] of critic.weights) if (sft.weights.has(name)) v.assign(sft.weights.get(name)!);
+    models.critic = critic;
+    models.criticOptimizer = rlOptimizer(critic, config.rl.criticLr);
+  }
+  return models;
+}
+
+/**
+ * The context of {@linkcode rlStep} for one algorithm of an experiment, as
+ * `deno task train` builds it: the RL config, the RL seed (`rl.seed`, else
+ * the experiment's, the same for every algorithm) and, when `rl.joinShare`
+ * is set, the scripted teacher that writes a joined task's first turn.
+ *
+ * Source: this package (the one place a step's context is assembled: the pipeline and `deno task bench`).
+ *
+ * @param config The experiment.
+ * @param data Its data (the teacher writes with its tokenizer).
+ * @param algorithm Which algorithm.
+ * @param models The models ({@linkcode rlModelsFromSft}, or a checkpoint's).
+ * @param workers Workers for the update's reference pass (`gradientWorkersFor()` in the pipeline). @default this thread
+ * @returns The context (the caller disposes the models and closes the workers).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { rlStepContext } from "./rl_trainer.ts";
+ *
+ * const data = { tokenizer: {} } as never;
+ * const models = { policy: {}, optimizer: {}, reference: {} } as never;
+ * const ctx = rlStepContext(resolveConfig("default", { seed: 3 }), data, "mempo", models);
+ * assert.equal(ctx.seed, 3);
+ * assert.equal(ctx.config.joinShare, 0.5);
+ * assert.equal(typeof ctx.teacher!.nextTurns, "function");
+ * assert.equal(rlStepContext(resolveConfig("quick"), data, "grpo", models).teacher, undefined);
+ * ```
+ */
+export function rlStepContext(
+  config: ExperimentConfig,
+  data: LoadedData,
+  algorithm: Algorithm,
+  models: RlModels,
+  workers?: GradientWorkers,
+): RlStepContext {
+  return {
+    algorithm,
+    ...models,
+    data,
+    config: config.rl,
+    // one seed for every algorithm: step s draws the same questions and sampling seeds for each, so MemPO and GRPO
+    // start from identical rollouts and differ only by what they learn (the ablation of the memory advantage)
+    seed: config.rl.seed ?? config.seed,
+    // rl.joinShare: the teacher writes a joined task's first turn (no drops: the extraction is exact)
+    teacher: (config.rl.joinShare ?? 0) > 0
+      ? createTeacher(data.tokenizer, { dropProbability: 0, seed: config.seed, memory: teacherMemory(config) })
+      : undefined,
+    workers,
+  };
+}
 
 /**
  * MemPO's settings of an RL config, as the two calls of {@linkcode rlStep}
@@ -209,11 +362,30 @@ function trainingWorlds(data: LoadedData): { records: LoadedData["train"]; searc
  * @param step Step index (seeds the questions and the sampling).
  * @returns The step's metrics row.
  *
- * @example See `tests/train/rl_trainer_test.ts` (needs a trained model to be meaningful).
+ * @example One GRPO step of an untrained tiny model on a small world (`tests/train/rl_trainer_test.ts`: 20 steps of
+ * each algorithm).
  * ```ts
- * import { rlStep } from "./rl_trainer.ts";
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { rlModelsFromSft, rlStep, rlStepContext } from "./rl_trainer.ts";
  *
- * console.assert(typeof rlStep === "function");
+ * const dir = await Deno.makeTempDir();
+ * await buildData(dir, 0, { trainCount: 8, testCount: 1, testObjectives: [1], sizes: { distractors: 0 } });
+ * const data = await loadData(dir);
+ * const config = resolveConfig("quick", { rl: { questionsPerStep: 1, groupSize: 2, maxTurns: 2, maxTurnTokens: 16 } });
+ * const sft = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 0 });
+ * const models = rlModelsFromSft(sft, "grpo", config);
+ * const row = await rlStep(rlStepContext(config, data, "grpo", models), 0);
+ * const n = (k: string) => row[k] as number;
+ * // 1 question × 2 rollouts of ≤ 2 turns: at most 4 turn sequences, one minibatch of ≤ 16, one update
+ * assert.equal(n("train/updates"), 1);
+ * assert.ok(n("rollout/turns") >= 1 && n("rollout/turns") <= 2);
+ * const parts = ["rollout", "memory_reward", "advantages", "update"].map((k) => n(`time/${k}`));
+ * assert.ok(Math.abs(parts.reduce((a, b) => a + b, 0) - n("time/step")) < 1e-9);
+ * for (const m of [sft, models.policy, models.reference, models.optimizer]) m.dispose();
  * ```
  */
 export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsRow> {

@@ -29,7 +29,8 @@ const text = (s: string | string[]) => (Array.isArray(s) ? s.join("") : s);
 /**
  * The code cells joined by `";\n"`, as a module `deno check` can type-check.
  *
- * Source: SPEC.md §1 (the Deno kernel does not type-check cells).
+ * Source: this package (tools/notebooks.ts type-checks the notebooks' code this way, beside running them under
+ * the Deno Jupyter kernel, https://docs.deno.com/runtime/reference/cli/jupyter/).
  *
  * @param nb The notebook.
  * @returns TypeScript source.

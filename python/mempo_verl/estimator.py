@@ -16,7 +16,7 @@ score of a row is `token_level_rewards.sum(-1)`. Two layouts are accepted:
   under its own context): `traj_index[b]` names the trajectory of row b; the
   trajectory's score is the sum over its rows (the reward sits on one of them).
 
-MemPO's own inputs, written by the extended agent loop (README):
+MemPO's own inputs, written by the extended agent loop (the export's README.md):
 `memory_rewards [B, K]` float, R^M of turn k of the row's trajectory (NaN where
 none), and `memory_span_ids [B, T]` long, k on the tokens of turn k's `<mem>`
 span (its content and `</mem>`, not the forced `<mem>`), -1 elsewhere.

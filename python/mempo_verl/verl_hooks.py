@@ -38,7 +38,7 @@ def mempo_estimator(token_level_rewards, response_mask, index=None, config=None,
     if "memory_rewards" not in kwargs or "memory_span_ids" not in kwargs:
         raise ValueError(
             "adv_estimator=mempo needs the batch's memory_rewards [B, K] and memory_span_ids [B, T], written by a MemPO "
-            "agent loop and passed by the wrapped compute_advantage (import mempo_verl in the trainer process; see README)"
+            "agent loop and passed by the wrapped compute_advantage (import mempo_verl in the trainer process; see the export's README.md)"
         )
     return compute_mempo_advantage(
         token_level_rewards,

@@ -336,7 +336,7 @@ Deno.test("resolveConfig(): rl.joinShare needs the question once, turns for its 
 
 Deno.test("resolveConfig(): rl.filterGroups needs groups of two or more; rl.maxGenBatches is an integer ≥ 1", () => {
   const c = resolveConfig("default", { rl: { filterGroups: true, maxGenBatches: 3 } }).rl;
-  assert.deepEqual([c.filterGroups, c.maxGenBatches, c.groupSize], [true, 3, 4]);
+  assert.deepEqual([c.filterGroups, c.maxGenBatches, c.groupSize], [true, 3, 8]);
   assert.equal(resolveConfig("default").rl.filterGroups, undefined, "off unless asked");
   assert.throws(
     () => resolveConfig("default", { rl: { filterGroups: true, groupSize: 1 } }),
@@ -427,7 +427,7 @@ Deno.test("the config's unset texts say what the consumers do when a field is le
 Deno.test("valueAt(), mergeSections(): dotted paths and the section-by-section merge", () => {
   assert.equal(valueAt(PRESETS.default, "rl.memThreshold"), 0.5);
   assert.equal(valueAt(PRESETS.default, "seed"), 0);
-  assert.deepEqual(valueAt(PRESETS.default, "data.sizes"), { distractors: 0 });
+  assert.deepEqual(valueAt(PRESETS.default, "data.sizes"), { distractors: 0, lives: 1 });
   assert.equal(valueAt(PRESETS.default, "data.sizes.films"), undefined);
   assert.equal(valueAt(undefined, "rl"), undefined);
   const base = { seed: 1, rl: { lr: 1, steps: 2 }, data: { testObjectives: [1, 2] } };
@@ -447,7 +447,7 @@ Deno.test("valueAt(), mergeSections(): dotted paths and the section-by-section m
 
 Deno.test("worldSizes(), testSubjectCount(): the sizes validateConfig checks a test set against", () => {
   const quick = worldSizes(PRESETS.quick.data.sizes ?? {});
-  assert.deepEqual(quick, { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 });
+  assert.deepEqual(quick, { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0, lives: 0 });
   // round(0.3 n) per questioned type, at least 1: people 8 → 2, companies 4 → 1, films 4 → 1, cities 4 → 1, countries 2 → 1
   assert.equal(testSubjectCount(quick), 6);
   assert.equal(testSubjectCount(worldSizes({})), 2 + 10 + 30 + 12 + 12);

@@ -9,6 +9,7 @@ const row = (
   em: number,
   totalTokens = 100,
   peakContext = 50,
+  turns = 5,
 ): EvalRow => ({
   agent,
   contextPolicy,
@@ -19,19 +20,21 @@ const row = (
   reward: 0,
   totalTokens,
   peakContext,
+  questionTokens: [totalTokens],
+  questionTurns: [turns],
   episodes: 32,
 });
 
 const table = [
   row("SFT", "full", 2, 0.6),
   row("SFT", "full", 4, 0.4),
-  row("SFT", "full", 8, 0.3, 6000, 1200), // 0.3 ≤ 0.6 / 2: the collapse holds (exactly half)
+  row("SFT", "full", 8, 0.3, 6000, 1200, 6), // 0.3 ≤ 0.6 / 2: the collapse holds (exactly half); 1000 tokens a turn
   row("SFT", "memory", 4, 0.5),
   row("SFT", "memory", 6, 0.45),
   row("SFT", "memory", 8, 0.5), // ≥ 0.25 but < 2 × 0.3 = 0.6: does not hold
   row("MemPO", "memory", 4, 0.6),
   row("MemPO", "memory", 6, 0.5),
-  row("MemPO", "memory", 8, 0.55, 3000, 401), // 3000/6000 = 0.5 holds; 401/1200 > 1/3 does not
+  row("MemPO", "memory", 8, 0.55, 3000, 401, 6), // 500/1000 tokens a turn = 0.5 holds; 401/1200 > 1/3 does not
   row("GRPO", "memory", 4, 0.55),
   row("GRPO", "memory", 6, 0.5),
   row("GRPO", "memory", 8, 0.5),
@@ -44,6 +47,7 @@ Deno.test("researchCheck(): collapse, memory holds and tokens at the largest tes
     false,
   ]]);
   assert.equal(claims[0]!.detail, "0.30 vs 0.60 / 2");
+  assert.equal(claims[2]!.detail, "500 vs 1000 (0.50×); total tokens 3000 vs 6000 (0.50×), reported, not judged");
   assert.equal(claims[3]!.detail, "401 vs 1200 (0.33×)");
   // one RL seed: the RL claims are shown but undecided, and there is no MemPO-vs-GRPO claim
   const rl = claims.slice(4);

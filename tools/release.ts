@@ -1,0 +1,95 @@
+// `deno task release RUN...`: choose among finished SFT runs (deno task train --stage sft) by the rule below, fixed
+// before any run, and write the chosen policy as the repository's released SFT policy (release/sft by default).
+import { runTask } from "../lib/cli/task.ts";
+import { readRunConfig } from "../lib/config/run_config.ts";
+import { readEvalJson } from "../lib/pipeline/eval_json.ts";
+import { splitDir } from "../lib/data/build.ts";
+import { loadCheckpoint, readCheckpointRecord } from "../lib/model/checkpoint.ts";
+import { setBackend } from "../lib/backend/backend.ts";
+import { tokenizerFromJson } from "../lib/text/tokenizer.ts";
+import { readMetricsLog } from "../lib/train/metrics_log.ts";
+import { RELEASE_DIR, type ReleaseValidationRow, writeRelease } from "../lib/release/release.ts";
+import { DataError } from "../lib/errors.ts";
+import { type EvalRow, SFT_AGENT } from "../lib/eval/evaluate.ts";
+
+/** The rule, fixed before the runs: the SFT policy's mean validation EM (memory context) over every validation size. */
+const RULE = "the highest mean EM of the memory-context SFT policy over every validation set (RUN/valid/eval.json); " +
+  "a tie goes to the lower seed";
+
+const TASK = {
+  name: "deno task release",
+  summary: "choose among finished SFT runs (deno task train --stage sft, each evaluated on its validation sets) by " +
+    `one rule: ${RULE}; write the chosen SFT policy as the released one (Hugging Face layout, README, the warm-up ` +
+    "and SFT rows, manifest.json with the command, commit, seed, config, validation numbers and every file's sha256)",
+  positionals: [{ name: "RUN", help: "SFT runs (runs/NAME), one or more", variadic: true }],
+  flags: {
+    out: { type: "string", value: "DIR", defaultText: RELEASE_DIR, help: "the release folder (replaced)" },
+    commit: {
+      type: "string",
+      value: "SHA",
+      defaultText: "git rev-parse --short HEAD",
+      help: "the commit whose code trained the runs",
+    },
+  },
+} as const;
+
+await runTask(TASK, async ({ flags, positionals }) => {
+  const candidates = [];
+  for (const run of positionals) {
+    const config = await readRunConfig(run);
+    const record = await readCheckpointRecord(`${run}/sft`);
+    if (record?.state.done !== true) throw new DataError(`Cannot release ${run}: its SFT stage has not finished`);
+    const json = await readEvalJson(splitDir(run, "valid"), `release ${run}`);
+    const rows = (Array.isArray(json?.rows) ? json.rows : []) as EvalRow[];
+    const own = rows.filter((r) => r.agent === SFT_AGENT && r.contextPolicy === "memory");
+    if (own.length === 0) {
+      throw new DataError(
+        `Cannot release ${run}: ${splitDir(run, "valid")}/eval.json has no SFT (memory) rows ` +
+          `(deno task train --stage sft evaluates them; or deno task eval ${run} --split valid)`,
+      );
+    }
+    const validation: ReleaseValidationRow[] = own.map((r) => ({
+      objectives: r.objectives,
+      em: r.em,
+      ...(r.kept ? { kept: r.kept.needed } : {}),
+    }));
+    const score = validation.reduce((a, r) => a + r.em, 0) / validation.length;
+    candidates.push({ run, config, record, validation, score });
+  }
+  candidates.sort((a, b) => b.score - a.score || a.config.seed - b.config.seed);
+  const chosen = candidates[0]!;
+  for (const c of candidates) {
+    console.log(`${c === chosen ? "*" : " "} ${c.run} (seed ${c.config.seed}): ${c.score.toFixed(3)}`);
+  }
+  await setBackend(chosen.config.backend);
+  const { models } = await loadCheckpoint(`${chosen.run}/sft`, { trainable: false });
+  const model = models.policy!;
+  try {
+    const tokenizer = tokenizerFromJson(await Deno.readTextFile(`${chosen.run}/tokenizer.json`));
+    const sftRows = (await readMetricsLog(`${chosen.run}/metrics.jsonl`)).rows.filter((r) =>
+      r.stage === "pretrain" || r.stage === "sft"
+    );
+    const commit = flags.commit ??
+      new TextDecoder().decode(
+        (await new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], stdout: "piped" }).output()).stdout,
+      ).trim();
+    const preset = chosen.config.preset === "default" ? "" : ` --preset ${chosen.config.preset}`;
+    const out = flags.out ?? RELEASE_DIR;
+    const manifest = await writeRelease(out, model, tokenizer, {
+      command: `deno task train --stage sft${preset} --seed ${chosen.config.seed}`,
+      commit,
+      seed: chosen.config.seed,
+      sftSteps: Number(chosen.record.state.step),
+      config: chosen.config,
+      validation: chosen.validation,
+      choice: {
+        rule: RULE,
+        candidates: candidates.map((c) => ({ run: c.run, seed: c.config.seed, score: c.score })),
+      },
+    }, sftRows);
+    const bytes = Object.values(manifest.files).reduce((a, f) => a + f.bytes, 0);
+    console.log(`released ${chosen.run} to ${out}: ${Object.keys(manifest.files).length} files, ${bytes} bytes`);
+  } finally {
+    model.dispose();
+  }
+});
