@@ -405,6 +405,7 @@ export {
   rlStep,
   type RlStepContext,
   rlStepContext,
+  type RlStepEpisodes,
   worldPools,
 } from "./lib/train/rl_trainer.ts";
 export { type DynamicSample, dynamicSampling } from "./lib/train/dynamic_sampling.ts";
@@ -429,6 +430,7 @@ export {
   evaluateAgents,
   evaluateCell,
   keptFactsMarkdown,
+  type OnEvalEpisodes,
   runAgents,
   SFT_AGENT,
   TEACHER_AGENT,
@@ -596,6 +598,65 @@ export {
 } from "./lib/release/release.ts";
 export { startFromRelease } from "./lib/release/from_release.ts";
 export { RL_STEP_AXIS, runFigures } from "./lib/pipeline/run_figures.ts";
+export { evalEpisodeLog, keepCoveredEpisodes, rlEpisodeLog } from "./lib/pipeline/run_episodes.ts";
+
+// The episodes a run keeps (episodes/*.jsonl) and deno task view, which shows them
+export {
+  EPISODE_RECORD_VERSION,
+  type EpisodeCredit,
+  type EpisodeIdentity,
+  type EpisodeRecord,
+  episodeRecord,
+  isEpisodeRecord,
+  type TeacherLeaveRecord,
+  turnContext,
+  type TurnRecord,
+} from "./lib/episodes/episode_record.ts";
+export {
+  appendEpisodes,
+  episodeLogPath,
+  EPISODES_DIR,
+  keepEpisodes,
+  parseEpisodeLog,
+  readEpisodeLog,
+} from "./lib/episodes/episode_log.ts";
+export { teacherLeave } from "./lib/episodes/teacher_leave.ts";
+export {
+  advantageColor,
+  advantageScale,
+  EPISODE_CSS,
+  episodeHtml,
+  type EpisodeHtmlOptions,
+  episodePairHtml,
+  episodeView,
+} from "./lib/view/episode_html.ts";
+export {
+  agentLabel,
+  type CurveData,
+  CURVES,
+  type CurveSpec,
+  episodeStages,
+  findRuns,
+  isRunName,
+  readRunJson,
+  runCurves,
+  runEpisodeRecords,
+  type RunRef,
+  type RunSummary,
+  runSummary,
+} from "./lib/view/run_index.ts";
+export {
+  type EpisodeBrowser,
+  type EpisodePick,
+  episodesPage,
+  notFoundPage,
+  runPage,
+  type RunPageData,
+  runsPage,
+  runsTable,
+  statusLine,
+} from "./lib/view/pages.ts";
+export { browseEpisodes, fileUnder, serveView, type ServeViewOptions, viewApp } from "./lib/view/server.ts";
 
 // The tasks' command line: flags declared once, one error path
 export {
@@ -617,7 +678,8 @@ export { type Interrupt, onInterrupt } from "./lib/cli/interrupt.ts";
 export { DataError, UsageError } from "./lib/errors.ts";
 export { integerSetting, type IntegerSettingOptions } from "./lib/integer_setting.ts";
 export { writeFileAtomic } from "./lib/atomic_file.ts";
-export { type JsonFileOptions, type JsonLines, parseJsonLines, parseJsonText, readJsonFile } from "./lib/json_file.ts";
+export { type JsonFileOptions, parseJsonText, readJsonFile } from "./lib/json_file.ts";
+export { parseJsonLines, readJsonLines } from "./lib/json_lines.ts";
 export { pathExists } from "./lib/path_exists.ts";
 export { faultPoint } from "./lib/fault_point.ts";
 

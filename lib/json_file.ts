@@ -1,7 +1,7 @@
 /**
- * The one reader of the JSON and JSON Lines files the tasks read (run and
- * data configs, manifests, tokenizers, checkpoint records, eval.json,
- * metrics.jsonl, notebooks): a file that is missing, unreadable or not JSON
+ * The one reader of the JSON files the tasks read (run and data configs,
+ * manifests, tokenizers, checkpoint records, eval.json, notebooks; the
+ * JSON Lines logs go through `json_lines.ts`): a file that is missing, unreadable or not JSON
  * is a {@linkcode DataError} that names it and what the parser found, so a
  * task ends with one line (exit 1), never a `SyntaxError` and its stack.
  *
@@ -89,56 +89,4 @@ export async function readJsonFile(path: string, options: JsonFileOptions = {}):
     throw new DataError(hinted(`Cannot read ${named(path, options)}: ${why}`, options));
   }
   return parseJsonText(text, path, options);
-}
-
-/** The values of a JSON Lines text ({@linkcode parseJsonLines}). */
-export interface JsonLines {
-  /** Each line's value with its 1-based line number, in file order (blank lines skipped). */
-  values: { line: number; value: unknown }[];
-  /** The 1-based number of a last line that was cut short and dropped (not JSON, no newline after it). */
-  torn?: number;
-}
-
-/**
- * Parses a JSON Lines text, one JSON value a line; blank lines are skipped.
- * A last line with no newline after it that is not JSON is an append a kill
- * cut short: it is dropped and its number returned as `torn`, for the
- * caller to say so. Any other line that is not JSON is a
- * {@linkcode DataError} naming the file and the line.
- *
- * ```text
- * line i (1-based) not JSON:  i last and unterminated → torn = i;  otherwise → "<path> line i is not JSON (…)"
- * ```
- *
- * Source: the JSON Lines format (jsonlines.org); append-only logs whose torn tail is dropped on recovery (write-ahead logs).
- *
- * @param text The file's text.
- * @param path The file, for the messages.
- * @returns The values and the torn line, if any.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { parseJsonLines } from "./json_file.ts";
- *
- * assert.deepEqual(parseJsonLines('{"a":1}\n\n{"a":2}\n{"a"', "m.jsonl"), {
- *   values: [{ line: 1, value: { a: 1 } }, { line: 3, value: { a: 2 } }],
- *   torn: 4,
- * });
- * assert.throws(() => parseJsonLines('{"a"\n{"a":2}\n', "m.jsonl"), /^DataError: m\.jsonl line 1 is not JSON \(/);
- * ```
- */
-export function parseJsonLines(text: string, path: string): JsonLines {
-  const lines = text.split("\n");
-  const values: JsonLines["values"] = [];
-  for (const [i, line] of lines.entries()) {
-    if (line.trim() === "") continue;
-    try {
-      values.push({ line: i + 1, value: JSON.parse(line) });
-    } catch (e) {
-      if (i === lines.length - 1) return { values, torn: i + 1 }; // the last, unterminated line: a torn append
-      throw new DataError(`${path} line ${i + 1} is not JSON (${(e as Error).message})`);
-    }
-  }
-  return { values };
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DataError } from "../lib/errors.ts";
-import { parseJsonLines, parseJsonText, readJsonFile } from "../lib/json_file.ts";
+import { parseJsonText, readJsonFile } from "../lib/json_file.ts";
 
 const refused = (message: RegExp) => (e: Error) => e instanceof DataError && message.test(e.message);
 
@@ -37,23 +37,4 @@ Deno.test("parseJsonText(): the parser's own message, after the file's name and 
     () => parseJsonText('{"rl": {"lr": 1', "runs/x/config.json", { what: "the run's config" }),
     refused(/^the run's config runs\/x\/config\.json is not valid JSON \(.*JSON.*\)$/),
   );
-});
-
-Deno.test("parseJsonLines(): values with their line numbers; a torn last line returned, any other bad line refused", () => {
-  assert.deepEqual(parseJsonLines("", "m.jsonl"), { values: [] });
-  assert.deepEqual(parseJsonLines("1\n\n[2]\n", "m.jsonl"), {
-    values: [{ line: 1, value: 1 }, { line: 3, value: [2] }],
-  });
-  // no newline after the last line: whole, it is a value; cut short, it is torn
-  assert.deepEqual(parseJsonLines('{"a":1}\n{"a":2}', "m.jsonl").values.length, 2);
-  assert.deepEqual(parseJsonLines('{"a":1}\n{"a":2', "m.jsonl"), { values: [{ line: 1, value: { a: 1 } }], torn: 2 });
-  const bad: [string, RegExp][] = [
-    ['{"a":1}\n{"a":\n{"a":3}\n', /^runs\/x\/m\.jsonl line 2 is not JSON \(/],
-    // a bad last line followed by a newline was not cut by a kill: refused, not dropped
-    ['{"a":1}\n{"a":\n', /^runs\/x\/m\.jsonl line 2 is not JSON/],
-    ['{"a"\n{"a":2}', /^runs\/x\/m\.jsonl line 1 is not JSON/],
-  ];
-  for (const [text, message] of bad) {
-    assert.throws(() => parseJsonLines(text, "runs/x/m.jsonl"), refused(message), JSON.stringify(text));
-  }
 });

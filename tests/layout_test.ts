@@ -138,6 +138,7 @@ Deno.test("layout: every webgpu parity test is where `deno task test` reruns it 
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["cli"], // the tasks' command line: flags, --help, one error path
+  ["view"], // deno task view: the runs' pages, curves and episode browser over HTTP
   ["release"], // the released SFT policy: its folder, manifest and hashes; a run started from it
   ["pipeline"], // deno task train: stages, resume, branching runs
   ["export"], // deno task export-verl / serve-search: the run as a verl experiment (data, HF model, overrides, search server)
@@ -145,6 +146,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["eval"], // evaluation of agents on the test sets, the research check
   ["train"], // SFT and RL trainers, the shared policy update, their batches
   ["config"], // the experiment's hyperparameters, presets, validation
+  ["episodes"], // the episode records a run keeps (episodes/*.jsonl) and where they leave the teacher's path
   ["data"], // datasets (Parquet), generated worlds and test sets
   ["env"], // world, questions, search, agent loop, reward, teacher
   ["model"], // the decoder, sampling, scoring, checkpoints

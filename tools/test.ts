@@ -10,8 +10,9 @@ const TASK = {
   name: "deno task test",
   summary: "format, lint and type checks, the unit and JSDoc example tests, the backend-parity tests again " +
     "with webgpu, and the notebooks. Ends with one line, N passed, M failed, summed over every suite, after " +
-    "the list of what was skipped here and how to install it (Jupyter, PyTorch, a Vulkan driver). " +
-    "MEMPO_REQUIRE_JUPYTER=1, MEMPO_REQUIRE_TORCH=1, MEMPO_REQUIRE_WEBGPU=1 turn those skips into failures (CI); " +
+    "the list of what was skipped here and how to install it (Jupyter, PyTorch, a Vulkan driver, Chromium). " +
+    "MEMPO_REQUIRE_JUPYTER=1, MEMPO_REQUIRE_TORCH=1, MEMPO_REQUIRE_WEBGPU=1, MEMPO_REQUIRE_CHROMIUM=1 turn those " +
+    "skips into failures (CI); " +
     "MEMPO_PYTHON names the Python with torch (default /usr/bin/python3).",
   flags: {
     "skip-notebooks": { type: "boolean", help: "do not run the notebooks" },

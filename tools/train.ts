@@ -67,6 +67,14 @@ const TASK = {
       value: "DIR",
       help: "a new run whose RL starts from DIR's finished SFT checkpoint (DIR's config, --config and flags applied)",
     },
+    "rl-episodes": {
+      type: "integer",
+      min: 0,
+      value: "N",
+      defaultText: "all",
+      help:
+        "episodes of each RL step kept in RUN/episodes/<algorithm>.jsonl for deno task view (the first groups; 0: none)",
+    },
     overwrite: {
       type: "boolean",
       help: "replace a run already in the output directory (without it such a run is kept and the task refused)",
@@ -221,6 +229,7 @@ await runTask(TASK, async ({ flags }) => {
     onProgress,
     shouldStop: interrupt.stopped,
     evaluate: !sftOnly,
+    rlEpisodes: flags["rl-episodes"],
   });
   bar?.stop();
   interrupt.dispose();
@@ -254,6 +263,7 @@ await runTask(TASK, async ({ flags }) => {
     ["eval_f1.svg, eval_tokens.svg", "F1 and tokens against the number of objectives"],
     ["eval.json", "every evaluation row"],
     ["metrics.jsonl", "one row per training step"],
+    ["episodes/", "the RL steps' and the evaluation's episodes (deno task view shows them)"],
     [
       ["sft", ...config.rl.algorithms].map((s) => `${s}/`).join(", "),
       `checkpoints (deno task eval ${outDir} evaluates them again)`,

@@ -14,6 +14,7 @@ import type { DataSplit } from "../data/build.ts";
 import type { ContextPolicy } from "../env/context.ts";
 import type { EvalRow } from "./evaluate.ts";
 import type { EqualRewardGroupsOptions, EqualRewardGroupsRow } from "./equal_reward_groups.ts";
+import type { EpisodeRecord } from "../episodes/episode_record.ts";
 
 /** The first message: where the data is and the models (architecture and weights). */
 export interface EvalWorkerInit {
@@ -39,9 +40,27 @@ export type EvalJob =
     /** The test set's objective count. */
     objectives: number;
   }
-  & ({ kind: "eval"; config: EvalConfig } | { kind: "groups"; options: EqualRewardGroupsOptions });
+  & (
+    | {
+      kind: "eval";
+      config: EvalConfig;
+      /** Post the cell's episodes back as records beside the row (`{ ok, episodes }`). */
+      episodes?: boolean;
+    }
+    | { kind: "groups"; options: EqualRewardGroupsOptions }
+  );
 
-type Run = (job: EvalJob) => Promise<EvalRow | EqualRewardGroupsRow>;
+/** A reply: the cell's row, or the error; an eval job with `episodes` also gets the cell's episode records. */
+export interface EvalReply<R> {
+  /** The row. */
+  ok?: R;
+  /** The cell's episodes (`EvalJob.episodes`). */
+  episodes?: EpisodeRecord[];
+  /** What went wrong. */
+  error?: string;
+}
+
+type Run = (job: EvalJob) => Promise<EvalReply<EvalRow | EqualRewardGroupsRow>>;
 let ready: Promise<Run> | undefined;
 
 async function start(init: EvalWorkerInit): Promise<Run> {
@@ -62,13 +81,15 @@ async function start(init: EvalWorkerInit): Promise<Run> {
     setTrainableWeights(model, m.weights);
     return model;
   });
-  return (job) => {
+  return async (job) => {
     const model = models[job.model];
     if (model === undefined) throw new RangeError(`No model ${job.model} in the eval worker`);
     const agent = { name: job.name, contextPolicy: job.contextPolicy, model };
-    return job.kind === "eval"
-      ? evaluateCell(agent, data, job.objectives, job.config)
-      : equalRewardCell(agent, data, job.objectives, job.options);
+    if (job.kind === "groups") return { ok: await equalRewardCell(agent, data, job.objectives, job.options) };
+    let episodes: EpisodeRecord[] | undefined;
+    const keep = job.episodes ? (records: EpisodeRecord[]) => void (episodes = records) : undefined;
+    const ok = await evaluateCell(agent, data, job.objectives, job.config, keep);
+    return episodes === undefined ? { ok } : { ok, episodes };
   };
 }
 
@@ -84,7 +105,7 @@ self.onmessage = async (e: MessageEvent<{ init: EvalWorkerInit } | { job: EvalJo
       self.postMessage({ ok: null });
     } else {
       if (ready === undefined) throw new Error("The eval worker got a job before its init");
-      self.postMessage({ ok: await (await ready)(e.data.job) });
+      self.postMessage(await (await ready)(e.data.job));
     }
   } catch (err) {
     self.postMessage({ error: err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err) });

@@ -15,9 +15,16 @@ import { tf } from "../tf.ts";
 import { dataDirOf, type LoadedData } from "../data/build.ts";
 import { type Model, trainableVariables } from "../model/params.ts";
 import { integerSetting } from "../integer_setting.ts";
-import { type AgentSpec, type EvalRow, evaluateCell, testFingerprint, testSizes } from "./evaluate.ts";
+import {
+  type AgentSpec,
+  type EvalRow,
+  evaluateCell,
+  type OnEvalEpisodes,
+  testFingerprint,
+  testSizes,
+} from "./evaluate.ts";
 import { equalRewardCell, type EqualRewardGroupsOptions, type EqualRewardGroupsRow } from "./equal_reward_groups.ts";
-import type { EvalJob, EvalWorkerInit } from "./_eval_worker.ts";
+import type { EvalJob, EvalReply, EvalWorkerInit } from "./_eval_worker.ts";
 
 /**
  * Eval workers of `deno task train` and `deno task eval`: `MEMPO_EVAL_WORKERS`
@@ -50,13 +57,15 @@ export function evalWorkersFromEnv(value?: string): number {
 export interface EvalWorkers {
   /**
    * {@linkcode evaluateAgents}' rows, the model agents' cells on the workers; with `objectives`, those test sets'
-   * cells only (the rows of `evaluateAgents` on the data with only those test sets).
+   * cells only (the rows of `evaluateAgents` on the data with only those test sets); `onEpisodes` gets each cell's
+   * episode records (`evaluateCell`'s), in the order the cells finish.
    */
   evaluate(
     agents: readonly AgentSpec[],
     config: EvalConfig,
     onRow?: (row: EvalRow) => void | Promise<void>,
     objectives?: readonly number[],
+    onEpisodes?: OnEvalEpisodes,
   ): Promise<EvalRow[]>;
   /** {@linkcode equalRewardGroups}' rows, the model agents' cells on the workers. */
   equalRewardGroups(
@@ -125,9 +134,9 @@ export function createEvalWorkers(
   const started: Worker[] = [];
   let closed = false;
   const ask = <T>(worker: Worker, message: unknown) =>
-    new Promise<T>((resolve, reject) => {
-      worker.onmessage = (e: MessageEvent<{ ok?: T; error?: string }>) => {
-        if (e.data.error === undefined) resolve(e.data.ok as T);
+    new Promise<EvalReply<T>>((resolve, reject) => {
+      worker.onmessage = (e: MessageEvent<EvalReply<T>>) => {
+        if (e.data.error === undefined) resolve(e.data);
         else reject(new Error(`An eval worker failed: ${e.data.error}`));
       };
       worker.onerror = (e) => {
@@ -160,10 +169,14 @@ export function createEvalWorkers(
   // the cells of one call: the model agents' on the workers, the scripted agents' here; rows in agent × size order
   async function run<R>(
     agents: readonly AgentSpec[],
-    job: { kind: "eval"; config: EvalConfig } | { kind: "groups"; options: EqualRewardGroupsOptions },
+    job: { kind: "eval"; config: EvalConfig; episodes?: boolean } | {
+      kind: "groups";
+      options: EqualRewardGroupsOptions;
+    },
     here: (agent: AgentSpec, objectives: number) => Promise<R>,
     onRow?: (row: R) => void | Promise<void>,
     only?: readonly number[],
+    onEpisodes?: OnEvalEpisodes,
   ): Promise<R[]> {
     for (const k of only ?? []) {
       if (!data.test.has(k)) {
@@ -191,9 +204,11 @@ export function createEvalWorkers(
       const worker = await ready;
       for (let cell = queue.shift(); cell !== undefined; cell = queue.shift()) {
         const { name, contextPolicy } = cell.agent;
-        rows[cell.index] = await ask<R>(worker, {
+        const reply = await ask<R>(worker, {
           job: { ...job, name, contextPolicy, model: cell.model, objectives: cell.objectives } satisfies EvalJob,
         });
+        rows[cell.index] = reply.ok as R;
+        if (reply.episodes !== undefined) await onEpisodes?.(reply.episodes);
         await onRow?.(rows[cell.index]!);
       }
     };
@@ -207,8 +222,15 @@ export function createEvalWorkers(
     return rows;
   }
   return {
-    evaluate: (agents, config, onRow, objectives) =>
-      run(agents, { kind: "eval", config }, (a, k) => evaluateCell(a, data, k, config), onRow, objectives),
+    evaluate: (agents, config, onRow, objectives, onEpisodes) =>
+      run(
+        agents,
+        { kind: "eval", config, ...(onEpisodes ? { episodes: true } : {}) },
+        (a, k) => evaluateCell(a, data, k, config, onEpisodes),
+        onRow,
+        objectives,
+        onEpisodes,
+      ),
     equalRewardGroups: (agents, options, onRow) =>
       run(agents, { kind: "groups", options }, (a, k) => equalRewardCell(a, data, k, options), onRow),
     close() {

@@ -18,6 +18,10 @@ import type { Tokenizer } from "../text/tokenizer.ts";
 import { tasksFromRecords } from "../train/demos.ts";
 import type { Algorithm, EvalConfig } from "../config/experiment.ts";
 import { markdownTable } from "../viz/table.ts";
+import { type EpisodeRecord, episodeRecord } from "../episodes/episode_record.ts";
+
+/** Receives a cell's episodes as records (the run's episode log). */
+export type OnEvalEpisodes = (records: EpisodeRecord[]) => void | Promise<void>;
 
 /** An agent to evaluate: a model (greedy) or a scripted policy. */
 export type AgentSpec =
@@ -184,6 +188,7 @@ export interface EvalRow {
  * @param data Loaded data (test sets).
  * @param config Questions per set, turn limits.
  * @param onRow Called after each cell.
+ * @param onEpisodes Called with each cell's episodes, as records (before `onRow`).
  * @returns One row per agent and test set.
  *
  * @example The scripted teacher without drops is the ceiling: every answer right, under both context policies
@@ -214,11 +219,12 @@ export async function evaluateAgents(
   data: LoadedData,
   config: EvalConfig,
   onRow?: (row: EvalRow) => void | Promise<void>,
+  onEpisodes?: OnEvalEpisodes,
 ): Promise<EvalRow[]> {
   const rows: EvalRow[] = [];
   for (const agent of agents) {
     for (const objectives of testSizes(data)) {
-      const row = await evaluateCell(agent, data, objectives, config);
+      const row = await evaluateCell(agent, data, objectives, config, onEpisodes);
       rows.push(row);
       await onRow?.(row);
     }
@@ -280,6 +286,7 @@ export function testFingerprint(data: Pick<LoadedData, "test">): string {
  * @param data Loaded data (test sets).
  * @param objectives The test set's objective count.
  * @param config Questions per set, turn limits.
+ * @param onEpisodes Receives the cell's episodes as records (`episodeRecord`, index = the question's in the set).
  * @returns The row.
  *
  * @example
@@ -304,6 +311,7 @@ export async function evaluateCell(
   data: LoadedData,
   objectives: number,
   config: EvalConfig,
+  onEpisodes?: OnEvalEpisodes,
 ): Promise<EvalRow> {
   const records = data.test.get(objectives);
   if (records === undefined) throw new RangeError(`Cannot evaluate: no test set of ${objectives} objectives`);
@@ -315,6 +323,8 @@ export async function evaluateCell(
     maxPositions,
     seed: 0,
   });
+  const identity = { stage: "eval", agent: agent.name, contextPolicy: agent.contextPolicy };
+  await onEpisodes?.(eps.map((e, index) => episodeRecord(e, data.tokenizer, { ...identity, index })));
   const n = Math.max(1, eps.length);
   const mean = (f: (e: typeof eps[0]) => number) => eps.reduce((a, e) => a + f(e), 0) / n;
   const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);

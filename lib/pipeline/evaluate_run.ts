@@ -45,6 +45,7 @@ import { decisionEntropyMarkdown, type DecisionEntropyRow, decisionEntropyRows }
 import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { runFigures } from "./run_figures.ts";
+import { evalEpisodeLog } from "./run_episodes.ts";
 import type { ProgressEvent } from "./pipeline.ts";
 
 /** The field of the SFT checkpoint's state that holds its demonstrations' longest contexts ({@linkcode demoContexts}). */
@@ -207,9 +208,11 @@ export async function evaluateRun(
     // the model agents' cells of the evaluation and the equal-reward groups on a worker per core (the same rows, bit for
     // bit, on wasm, for data loaded from a directory the workers can load: createEvalWorkers)
     workers = evalWorkersFor(data, [...new Set(agents.flatMap((a) => ("model" in a ? [a.model] : [])))]);
+    // every episode of the evaluation, in episodes/eval.jsonl
+    const onEpisodes = await evalEpisodeLog(options.outDir ?? runDir, data, config);
     const rows = workers !== undefined
-      ? await workers.evaluate(agents, config.eval, onRow)
-      : await evaluateAgents(agents, data, config.eval, onRow);
+      ? await workers.evaluate(agents, config.eval, onRow, undefined, onEpisodes)
+      : await evaluateAgents(agents, data, config.eval, onRow, onEpisodes);
     // where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
     const diagnostic = await copyDiagnostics(agents, data, {
       questions: config.eval.questions,

@@ -4,7 +4,7 @@
  *
  * Output in `outDir`: `config.json`, `tokenizer.json` (the data's, which the
  * checkpoints' token ids refer to), `metrics.jsonl` (one line per step),
- * `sft/`, `<algorithm>/` checkpoints, `eval.json`, `eval.md`, and its figures
+ * `episodes/` (the RL steps' and the evaluation's episodes, `run_episodes.ts`), `sft/`, `<algorithm>/` checkpoints, `eval.json`, `eval.md`, and its figures
  * (`runFigures`): `eval_f1.svg`, `eval_tokens.svg`, `train_reward.svg`,
  * `train_curves.svg`, `train_signal.svg`.
  *
@@ -62,6 +62,7 @@ import { recallTaskSequences } from "../train/recall_task.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { memoryDrillSequences } from "../train/memory_drill.ts";
 import { DEMO_CONTEXTS_STATE, evaluateRun } from "./evaluate_run.ts";
+import { keepCoveredEpisodes, rlEpisodeLog } from "./run_episodes.ts";
 
 /** A progress event (for a progress bar or a log line). */
 export interface ProgressEvent {
@@ -94,6 +95,8 @@ export interface PipelineOptions {
   stopAfterRlSteps?: number;
   /** Run the evaluation stage (false: stop after RL, as `deno task compare` does; it evaluates its own agents). @default true */
   evaluate?: boolean;
+  /** Episodes of each RL step kept in `episodes/<algorithm>.jsonl` (the first groups; 0: none). @default all */
+  rlEpisodes?: number;
 }
 
 /** What {@linkcode runPipeline} returns. */
@@ -326,6 +329,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     // a checkpoint whose swap a kill interrupted is made current under its own name again
     for (const stage of ["sft", ...config.rl.algorithms]) await settleCheckpoint(`${outDir}/${stage}`);
     await removeStaleTemporaries(outDir);
+    // the RL episodes after each checkpoint are sampled again, as the metrics rows are
+    await keepCoveredEpisodes(outDir, config.rl.algorithms, (a) => plan.rl.get(a)?.step ?? 0);
   }
   timings.data = clock() - t;
   const sftState = plan?.sft;
@@ -547,8 +552,11 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       step = state.step;
     } else models = rlModelsFromSft(sft, algorithm, config);
     const { policy, optimizer, reference, critic, criticOptimizer } = models;
-    // MEMPO_SFT_WORKERS (default: the cores): the update's reference pass on gradient workers (the same numbers)
-    const ctx = rlStepContext(config, data, algorithm, models, gradientWorkersFor());
+    const ctx = {
+      // MEMPO_SFT_WORKERS (default: the cores): the update's reference pass on gradient workers (the same numbers)
+      ...rlStepContext(config, data, algorithm, models, gradientWorkersFor()),
+      onEpisodes: rlEpisodeLog(outDir, algorithm, data, config, options.rlEpisodes),
+    };
     const save = () =>
       saveCheckpoint(dir, {
         models: critic ? { policy, critic } : { policy },

@@ -20,6 +20,10 @@ export interface MemoryCredit {
   rewards: (number | null)[][];
   /** A^M per `[episode][turn]`. */
   advantages: (number | null)[][];
+  /** P_mem per `[episode][turn]` (the episode log shows it beside R^M). */
+  pMem: (number | null)[][];
+  /** P_full per `[episode][turn]`. */
+  pFull: (number | null)[][];
   /** Summary: mean/std of R^M, mean P_mem and P_full, number of scored turns. */
   stats: { rewardMean: number; rewardStd: number; pMem: number; pFull: number; turns: number };
 }
@@ -99,7 +103,9 @@ export async function computeMemoryCredit(
   );
   const rewards: (number | null)[][] = episodes.map((e) => e.turns.map(() => null));
   const empty = { rewardMean: 0, rewardStd: 0, pMem: 0, pFull: 0, turns: 0 };
-  if (pairs.length === 0) return { rewards, advantages: rewards.map((r) => r.slice()), stats: empty };
+  const pMem = rewards.map((r) => r.slice());
+  const pFull = rewards.map((r) => r.slice());
+  if (pairs.length === 0) return { rewards, advantages: rewards.map((r) => r.slice()), pMem, pFull, stats: empty };
   // one scoring call: N memory contexts then N full contexts
   const scored = await scoreContinuations(model, [
     ...pairs.map((p) => ({ context: p.memContext, continuation: p.continuation })),
@@ -112,7 +118,11 @@ export async function computeMemoryCredit(
     fullAnswerLogProbs: scored.slice(pairs.length).map(pad),
     answerMask: pairs.map((p) => pad(p.answerMask)),
   }, { ...(threshold === undefined ? {} : { threshold }), coverage });
-  pairs.forEach((p, k) => (rewards[p.episode]![p.turn] = r.reward[k]!));
+  pairs.forEach((p, k) => {
+    rewards[p.episode]![p.turn] = r.reward[k]!;
+    pMem[p.episode]![p.turn] = r.pMem[k]!;
+    pFull[p.episode]![p.turn] = r.pFull[k]!;
+  });
   const groupIds = episodes.map((e) => e.task.groupId);
   const advantages = variant === "infomem"
     ? infomemAdvantages({ rewards, groupIds, outcomes: episodes.map((e) => e.reward) }, normaliser)
@@ -123,6 +133,8 @@ export async function computeMemoryCredit(
   return {
     rewards,
     advantages,
+    pMem,
+    pFull,
     stats: { rewardMean: mean, rewardStd: std, pMem: avg(r.pMem), pFull: avg(r.pFull), turns: pairs.length },
   };
 }

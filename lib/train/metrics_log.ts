@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { DataError } from "../errors.ts";
-import { parseJsonLines } from "../json_file.ts";
+import { parseJsonLines, readJsonLines } from "../json_lines.ts";
 import type { MetricsRow } from "./metrics.ts";
 
 /** A metrics log as read: its rows, the line a kill cut short (dropped) and its text. */
@@ -32,7 +31,7 @@ export interface MetricsLog {
  * line i not {stage, step}:   "<path> line i is not a metrics row (no stage and step)"
  * ```
  *
- * Source: the JSON Lines format (jsonlines.org); append-only logs whose torn tail is dropped on recovery (write-ahead logs).
+ * Source: `parseJsonLines` (the package's one reader of append-only logs).
  *
  * @param text The file's text.
  * @param path The file, for the messages.
@@ -49,16 +48,12 @@ export interface MetricsLog {
  * ```
  */
 export function parseMetricsLog(text: string, path: string): Omit<MetricsLog, "text"> {
-  const { values, torn } = parseJsonLines(text, path);
-  const rows: MetricsRow[] = [];
-  for (const { line, value: row } of values) {
-    if (typeof row !== "object" || row === null || Array.isArray(row) || !("stage" in row) || !("step" in row)) {
-      throw new DataError(`${path} line ${line} is not a metrics row (no stage and step)`);
-    }
-    rows.push(row as MetricsRow);
-  }
+  const { records: rows, torn } = parseJsonLines<MetricsRow>(text, path, isMetricsRow, WHAT);
   return torn === undefined ? { rows } : { rows, torn };
 }
+
+const isMetricsRow = (row: Record<string, unknown>) => "stage" in row && "step" in row;
+const WHAT = "a metrics row (no stage and step)";
 
 /**
  * Reads a run's `metrics.jsonl` ({@linkcode parseMetricsLog}): a missing
@@ -84,14 +79,8 @@ export function parseMetricsLog(text: string, path: string): Omit<MetricsLog, "t
  * ```
  */
 export async function readMetricsLog(path: string): Promise<MetricsLog> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { rows: [], text: "" };
-    throw new DataError(`Cannot read ${path} (${(e as Error).message})`);
-  }
-  return { ...parseMetricsLog(text, path), text };
+  const { records: rows, torn, text } = await readJsonLines<MetricsRow>(path, isMetricsRow, WHAT);
+  return torn === undefined ? { rows, text } : { rows, torn, text };
 }
 
 /**

@@ -7,7 +7,7 @@
 import { createRng, hashSeed, type Rng } from "../random.ts";
 import type { LoadedData } from "../data/build.ts";
 import { copyModel, createModel, type Model, trainableVariables } from "../model/params.ts";
-import { type AgentPolicy, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
+import { type AgentPolicy, type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
 import { objectivePool, type SubQuestion } from "../env/questions.ts";
 import type { SearchIndex } from "../env/search.ts";
@@ -25,10 +25,10 @@ import {
 import { createTeacher } from "../env/teacher.ts";
 import { joinFromPool, tasksFromRecords } from "./demos.ts";
 import { dynamicSampling } from "./dynamic_sampling.ts";
-import { computeMemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
+import { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
 import { episodeMetrics, equalGroupMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
 import { criticValues, policyUpdate } from "./policy_update.ts";
-import { gaeTurnSequences, type OutcomeTurnOptions, outcomeTurnSequences } from "./rl_batch.ts";
+import { gaeTurnSequences, type OutcomeTurnOptions, outcomeTurnSequences, type TurnSequence } from "./rl_batch.ts";
 import type { GradientWorkers } from "./gradient_workers.ts";
 
 /** Everything {@linkcode rlStep} needs. */
@@ -55,6 +55,22 @@ export interface RlStepContext {
   teacher?: AgentPolicy;
   /** Workers for the update's reference pass (`UpdateModels.workers`; the same numbers). @default this thread */
   workers?: GradientWorkers;
+  /** Called after the update with the step's trained episodes and their advantages (the run's episode log). */
+  onEpisodes?: (step: RlStepEpisodes) => void | Promise<void>;
+}
+
+/** What {@linkcode rlStep} shows `onEpisodes`: the episodes it trained on and what each token was credited. */
+export interface RlStepEpisodes {
+  /** The step. */
+  step: number;
+  /** The episodes the update used (with `rl.filterGroups`, the groups kept). */
+  episodes: readonly Episode[];
+  /** One sequence per learned turn: its `episode`, `turn` and `extras.advantages` (context positions first). */
+  sequences: readonly TurnSequence[];
+  /** A^T per episode (GRPO, MemPO). */
+  outcome?: readonly number[];
+  /** The memory credit (MemPO). */
+  memory?: MemoryCredit;
 }
 
 const now = () => performance.now() / 1000;
@@ -446,6 +462,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   }
   let t2 = t1;
   let sequences;
+  let outcome: number[] | undefined;
+  let credit: MemoryCredit | undefined;
   if (algorithm === "ppo") {
     const values = await criticValues(ctx.critic!, episodes.map((e) => e.turns), data.tokenizer.padId);
     sequences = gaeTurnSequences(episodes, values, { gamma: config.gamma, lambda: config.lambda });
@@ -455,10 +473,10 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
   } else {
     const scores = episodes.map((e) => e.reward);
     const groups = episodes.map((e) => e.task.groupId);
-    const outcome = grpoAdvantages(scores, groups, { epsilon: config.epsilon, std: config.std });
+    outcome = grpoAdvantages(scores, groups, { epsilon: config.epsilon, std: config.std });
     let memory;
     if (algorithm === "mempo") {
-      const credit = await computeMemoryCredit(policy, episodes, data.tokenizer, mempoOptions(config).credit);
+      credit = await computeMemoryCredit(policy, episodes, data.tokenizer, mempoOptions(config).credit);
       memory = credit.advantages;
       row["memory/reward_mean"] = credit.stats.rewardMean;
       row["memory/reward_std"] = credit.stats.rewardStd;
@@ -477,6 +495,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     criticLr: config.criticLr,
   });
   const t4 = now();
+  // the episode log reads the step (untimed: the metrics are the same with or without it)
+  await ctx.onEpisodes?.({ step, episodes, sequences, outcome, memory: credit });
   // 6. metrics
   Object.assign(row, {
     "rollout/sampled_tokens": sequences.reduce((a, s) => a + s.lossMask.reduce((x, y) => x + y, 0), 0),

@@ -309,6 +309,9 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
     1,
     /^error: Cannot evaluate .*: .*run-tokenizer\/tokenizer\.json is not valid JSON/,
   ],
+  ["tools/view.ts", [`${work}/nothing`], 1, /Cannot view .*nothing: no such directory/],
+  ["tools/view.ts", [work, "--port", "65536"], 2, /--port must be an integer in \[0, 65535\], current value is 65536/],
+  ["tools/view.ts", [work, "b"], 2, /^error: unexpected argument "b"\nusage: deno task view \[DIR\] \[flags\]/],
   // a bad MEMPO_THREADS, read when lib/tf.ts is imported: a usage error like a bad --threads, not a stack trace
   ["tools/train.ts", ["--preset", "quick"], 2, /MEMPO_THREADS must be an integer ≥ 1, current value is "two"/, {
     MEMPO_THREADS: "two",
@@ -364,6 +367,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
     "tools/compare.ts",
     "tools/export_verl.ts",
     "tools/serve_search.ts",
+    "tools/view.ts",
     "bench/bench.ts",
     "bench/profile.ts",
   ];
@@ -406,6 +410,10 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
       /\n {2}--host HOST +.*\(default: 127\.0\.0\.1\)\n/,
       /\n {2}--port N +.*\(≥ 0; default: 8000\)\n/,
       /\n {2}--topk N +.*\(≥ 1; default: 3\)\n/,
+    ]],
+    ["tools/view.ts", [
+      /\n {2}--host HOST +.*\(default: 127\.0\.0\.1\)\n/,
+      /\n {2}--port N +.*\(≥ 0; default: 8000\)\n/,
     ]],
   ];
   for (const [task, flags] of tools) {

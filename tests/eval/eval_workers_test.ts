@@ -7,6 +7,7 @@ import { type AgentSpec, evaluateAgents } from "../../lib/eval/evaluate.ts";
 import { createEvalWorkers, evalWorkersFromEnv } from "../../lib/eval/eval_workers.ts";
 import { equalRewardGroups } from "../../lib/eval/equal_reward_groups.ts";
 import { createTeacher } from "../../lib/env/teacher.ts";
+import type { EpisodeRecord } from "../../lib/episodes/episode_record.ts";
 
 const dir = await Deno.makeTempDir();
 await buildData(dir, 15, { trainCount: 2, testCount: 3, testObjectives: [1, 2, 4] });
@@ -137,5 +138,38 @@ Deno.test("createEvalWorkers(): the validation and train splits of a data direct
   // the validation questions, not the test ones: the teacher's transcripts name other subjects
   const onTest = await evaluateAgents(agents.slice(0, 1), await loadData(splitDir), cfg);
   assert.notDeepEqual(onTest[0]!.sample, reference[0]!.sample);
+  m.dispose();
+});
+
+Deno.test("createEvalWorkers(): each cell's episode records, the same as evaluateAgents gives, the rows unchanged", async () => {
+  const m = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
+  const agents: AgentSpec[] = [
+    {
+      name: "Teacher",
+      policy: createTeacher(data.tokenizer, { dropProbability: 0 }),
+      maxPositions: 512,
+      contextPolicy: "full",
+    },
+    { name: "A", model: m, contextPolicy: "memory" },
+  ];
+  const inProcess: EpisodeRecord[] = [];
+  const reference = await evaluateAgents(agents, data, config, undefined, (r) => void inProcess.push(...r));
+  assert.deepEqual(reference, await evaluateAgents(agents, data, config), "the records change no row");
+  const key = (r: EpisodeRecord) => `${r.agent}/${r.contextPolicy}/${r.objectives}/${r.index}`;
+  // one record per question of each cell: 2 agents × 3 test sets × 3 questions
+  assert.equal(inProcess.length, 18);
+  assert.equal(new Set(inProcess.map(key)).size, 18);
+  const workers = createEvalWorkers(data, dir, [m], 2);
+  try {
+    const viaWorkers: EpisodeRecord[] = [];
+    assert.deepEqual(
+      await workers.evaluate(agents, config, undefined, undefined, (r) => void viaWorkers.push(...r)),
+      reference,
+    );
+    const sorted = (rs: EpisodeRecord[]) => rs.toSorted((a, b) => key(a).localeCompare(key(b)));
+    assert.deepEqual(sorted(viaWorkers), sorted(inProcess));
+  } finally {
+    workers.close();
+  }
   m.dispose();
 });

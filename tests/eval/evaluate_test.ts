@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel } from "../../lib/model/params.ts";
-import { evalMarkdown, evaluateAgents, runAgents } from "../../lib/eval/evaluate.ts";
+import { evalMarkdown, evaluateAgents, evaluateCell, runAgents } from "../../lib/eval/evaluate.ts";
+import type { EpisodeRecord } from "../../lib/episodes/episode_record.ts";
 import { runEpisodes } from "../../lib/env/rollout.ts";
 import { createTeacher } from "../../lib/env/teacher.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
@@ -86,4 +87,25 @@ Deno.test("evaluateAgents(): questionEm holds each question's mean EM (their mea
   assertAllClose(row!.peakContext, avg(row!.questionPeak!), { rtol: 1e-12, atol: 0 });
   assert.equal(row!.formatValid, row!.questionValid!.filter(Boolean).length / 6);
   assert.ok(new Set(row!.questionTurns).size > 1, `turns ${row!.questionTurns}`);
+});
+
+Deno.test("evaluateCell(): its episodes as records, one per question in test-set order, with the row's own numbers", async () => {
+  const dir = await Deno.makeTempDir();
+  await buildData(dir, 18, { trainCount: 2, testCount: 3, testObjectives: [2] });
+  const data = await loadData(dir);
+  const policy = createTeacher(data.tokenizer, { dropProbability: 0 });
+  const agent = { name: "Teacher", policy, maxPositions: 1024, contextPolicy: "full" as const };
+  const config = { questions: 3, maxTurns: 20, maxTurnTokens: 96 };
+  let records: EpisodeRecord[] = [];
+  const row = await evaluateCell(agent, data, 2, config, (r) => void (records = r));
+  assert.deepEqual(row, await evaluateCell(agent, data, 2, config));
+  assert.deepEqual(records.map((r) => [r.stage, r.agent, r.contextPolicy, r.objectives, r.index]), [
+    ["eval", "Teacher", "full", 2, 0],
+    ["eval", "Teacher", "full", 2, 1],
+    ["eval", "Teacher", "full", 2, 2],
+  ]);
+  assert.deepEqual(records.map((r) => r.question), data.test.get(2)!.map((q) => q.question));
+  assert.deepEqual(records.map((r) => r.totalTokens), row.questionTokens);
+  assert.deepEqual(records.map((r) => r.turns.length), row.questionTurns);
+  assert.ok(records.every((r) => r.turns.every((t) => t.advantages === undefined)), "no advantages in an evaluation");
 });

@@ -353,8 +353,16 @@ Deno.test("deno task train (quick): SIGKILL and SIGINT at ten points of RL and o
   const a = JSON.parse(await Deno.readTextFile(`${dir}/eval.json`)).rows;
   const b = JSON.parse(await Deno.readTextFile(`${full}/eval.json`)).rows;
   assert.deepEqual(a, b);
+  // the episode logs too: the kills and resumes leave the uninterrupted run's (the evaluation's in any cell order)
+  const episodeLines = async (run: string, stage: string) =>
+    (await Deno.readTextFile(`${run}/episodes/${stage}.jsonl`)).split("\n").filter(Boolean);
+  for (const stage of ["mempo", "grpo"]) {
+    assert.deepEqual(await episodeLines(dir, stage), await episodeLines(full, stage));
+  }
+  assert.deepEqual((await episodeLines(dir, "eval")).sort(), (await episodeLines(full, "eval")).sort());
   assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [
     "config.json",
+    "episodes",
     "eval.json",
     "eval.md",
     "eval_f1.svg",
@@ -420,13 +428,16 @@ Deno.test("deno task train (quick): SIGKILL and SIGINT at ten points of RL and o
   }
 });
 
-Deno.test("deno task train --resume: a last metrics line cut short by a kill is dropped, the rest kept as it was", async () => {
+Deno.test("deno task train --resume: a last metrics or episode line cut short by a kill is dropped, the rest kept as it was", async () => {
   const run = `${await Deno.makeTempDir()}/run`;
   await copyTree(full, run);
   await Deno.writeTextFile(`${run}/metrics.jsonl`, '{"stage":"grpo","step":8,"rollout/rew', { append: true });
+  await Deno.writeTextFile(`${run}/episodes/grpo.jsonl`, '{"v":1,"stage":"grpo","step":8,"in', { append: true });
   const r = await task(trainTool, ["--resume", run]);
   assert.equal(r.code, 0, r.err);
   assert.equal(await Deno.readTextFile(`${run}/metrics.jsonl`), await Deno.readTextFile(`${full}/metrics.jsonl`));
+  const grpo = await Deno.readTextFile(`${run}/episodes/grpo.jsonl`);
+  assert.equal(grpo, await Deno.readTextFile(`${full}/episodes/grpo.jsonl`));
 });
 
 Deno.test("deno task eval RUN: the run's own rows again, the training stages' times kept, a torn last metrics line dropped and said; a damaged eval.json refused and kept", async () => {
