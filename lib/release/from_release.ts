@@ -30,7 +30,7 @@ import { loadRelease, RELEASE_METRICS, type ReleaseManifest } from "./release.ts
  * @param tokenizerText The run's data's `tokenizer.json` (the ids the release's weights must share).
  * @returns The release's manifest.
  *
- * @example See tests/release/release_test.ts (a real quick SFT released, then RL from it).
+ * @example See tests/release/from_release_test.ts (a real quick SFT released, then RL from it).
  */
 export async function startFromRelease(
   releaseDir: string,
