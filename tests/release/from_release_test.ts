@@ -75,18 +75,11 @@ Deno.test("release: --stage sft, released, reproduced to the bit; RL from it; a 
 
   // the main job's path: RL from the release, then the evaluation
   const runConfig = `${tmp}/run.json`;
+  // RL from the release at seed 1, as the main job runs it, into `out`
+  const trainFrom = (out: string) =>
+    task(["tools/train.ts", "--preset", "quick", "--config", runConfig, "--seed", "1", "--out", out]);
   await Deno.writeTextFile(runConfig, JSON.stringify({ ...SMALL, dataDir: `${tmp}/data`, release }));
-  const rl = await task([
-    "tools/train.ts",
-    "--preset",
-    "quick",
-    "--config",
-    runConfig,
-    "--seed",
-    "1",
-    "--out",
-    `${tmp}/rl`,
-  ]);
+  const rl = await trainFrom(`${tmp}/rl`);
   assert.equal(rl.code, 0, rl.stderr);
   assert.match(
     rl.stdout,
@@ -102,17 +95,7 @@ Deno.test("release: --stage sft, released, reproduced to the bit; RL from it; a 
   bytes[bytes.length - 5]! ^= 1;
   await Deno.writeFile(`${release}/model.safetensors`, bytes);
   const before = await tree(tmp);
-  const bad = await task([
-    "tools/train.ts",
-    "--preset",
-    "quick",
-    "--config",
-    runConfig,
-    "--seed",
-    "1",
-    "--out",
-    `${tmp}/rl2`,
-  ]);
+  const bad = await trainFrom(`${tmp}/rl2`);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /model\.safetensors has sha256 [0-9a-f]{64} \(\d+ bytes\), the manifest says [0-9a-f]{64}/);
   assert.match(bad.stderr, /nothing was trained from it/);
@@ -126,17 +109,7 @@ Deno.test("release: --stage sft, released, reproduced to the bit; RL from it; a 
     runConfig,
     JSON.stringify({ ...SMALL, dataDir: `${tmp}/data`, release, sft: { ...SMALL.sft, lr: 1e-3 } }),
   );
-  const other = await task([
-    "tools/train.ts",
-    "--preset",
-    "quick",
-    "--config",
-    runConfig,
-    "--seed",
-    "1",
-    "--out",
-    `${tmp}/rl3`,
-  ]);
+  const other = await trainFrom(`${tmp}/rl3`);
   assert.equal(other.code, 2, other.stderr);
   assert.match(other.stderr, /sft\.lr is 0\.003 there and 0\.001 here: the SFT weights depend on it/);
 });
