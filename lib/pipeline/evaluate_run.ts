@@ -278,9 +278,8 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
     "Words of the test questions that no training question contains (entity names aside): the policy has never",
     "seen these tokens in a question, a think or a memory (at most as random words in the induction warm-up), so",
     "what depends on them (the objective's marker in `<think>` and `<mem>`, and that it follows the one before) is",
-    "out of reach at those counts. (`data.trainMarkers` numbers training questions from a random start so that",
-    "every marker is seen; on the default preset that cost more than it gave: docs/research/many_objectives.md,",
-    "Wall 1.)",
+    "out of reach at those counts. (`data.markers: false`, the presets' setting, separates the objectives by `;`",
+    "alone, so no marker is unseen: docs/research/many_objectives.md, Wall 1.)",
     "",
     ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
   ].join("\n");

@@ -39,14 +39,7 @@ import { DataError } from "../errors.ts";
 import { readJsonFile } from "../json_file.ts";
 import { faultPoint } from "../fault_point.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
-import {
-  type Algorithm,
-  DEFAULT_PRETRAIN_BATCH_SIZE,
-  type ExperimentConfig,
-  sftSeed,
-  teacherMemory,
-} from "../config/experiment.ts";
-import { stateLayout } from "../env/teacher.ts";
+import { type Algorithm, type ExperimentConfig, sftSeed, teacherMemory } from "../config/experiment.ts";
 import { gradientWorkersFor } from "../train/gradient_workers.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { warmupFormed } from "../train/warmup_stop.ts";
@@ -57,7 +50,7 @@ import type { EvalRow } from "../eval/evaluate.ts";
 import type { MetricsRow } from "../train/metrics.ts";
 import { readMetricsLog } from "../train/metrics_log.ts";
 import { demoContexts } from "../eval/longest_contexts.ts";
-import { inductionSequences } from "../train/copy_task.ts";
+import { copyTaskSequences } from "../train/copy_task.ts";
 import { recallTaskSequences } from "../train/recall_task.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { memoryDrillSequences } from "../train/memory_drill.ts";
@@ -253,6 +246,9 @@ async function removeStaleTemporaries(dir: string): Promise<void> {
   }
 }
 
+// induction sequences per warm-up step
+const PRETRAIN_BATCH_SIZE = 32;
+
 const metricsLine = (row: MetricsRow) => JSON.stringify(row) + "\n";
 
 /**
@@ -369,9 +365,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     const drills = Math.round((config.sft.drillMix ?? 0) * demos.length);
     const undrilled = [
       ...demos,
-      ...(mix > 0
-        ? inductionSequences(data.tokenizer, config.sft, { count: mix, seed: seedSft + 29, lists: true })
-        : []),
+      ...(mix > 0 ? copyTaskSequences(data.tokenizer, { count: mix, seed: seedSft + 29 }) : []),
     ];
     // the state memory's list operations on random names, at lengths the 1-4-objective demonstrations lack; they
     // join the pool at sft.drillFrom (default: the first step)
@@ -381,10 +375,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), {
           count: drills,
           seed: seedSft + 31,
-          // the teacher's list style (sft.drillMix is checked to need "state", "state-relations" or its bare form)
-          relations: stateLayout(teacherMemory(config)).relations,
-          bare: stateLayout(teacherMemory(config)).bare,
-          ...(config.sft.drillKinds ? { kinds: config.sft.drillKinds } : {}),
+          bare: teacherMemory(config) === "state-relations-bare", // the teacher's list style
         })
         : []),
     ];
@@ -417,7 +408,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
             config: {
               ...config.sft,
               steps: horizon,
-              batchSize: config.sft.pretrainBatchSize ?? DEFAULT_PRETRAIN_BATCH_SIZE,
+              batchSize: PRETRAIN_BATCH_SIZE,
               horizons: [],
             },
             endStep: threshold === undefined ? minSteps : horizon,
@@ -449,7 +440,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         if (pretrainSteps > 0) {
           await warmup(
             "pretrain",
-            inductionSequences(data.tokenizer, config.sft, { count: 8192, seed: seedSft }),
+            copyTaskSequences(data.tokenizer, { count: 8192, seed: seedSft }),
             pretrainSteps,
             config.sft.pretrainHorizon ?? pretrainSteps,
             config.sft.pretrainLoss,
