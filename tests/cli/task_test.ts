@@ -131,7 +131,7 @@ const json = {
   sizes: await file("sizes.json", '{"data": {"sizes": {"countries": 5, "cities": 4}}}'),
   nullSection: await file("null.json", '{"rl": null}'),
   dataDir: await file("datadir.json", '{"dataDir": 3}'),
-  joined: await file("joined.json", '{"sft": {"joinShare": 0.5}}'),
+  joined: await file("joined.json", '{"data": {"questionOnce": false}}'),
 };
 const notRun = await Deno.makeTempDir();
 await Deno.writeTextFile(`${notRun}/config.json`, '{"preset": "quick", "rl": {"steps": -1}}');
@@ -214,7 +214,7 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
     "tools/train.ts",
     ["--config", json.joined],
     2,
-    /sft\.joinShare > 0 needs data\.questionOnce .*sft\.joinShare 0\.5, data\.questionOnce undefined/,
+    /sft\.joinShare > 0 needs data\.questionOnce .*sft\.joinShare 0\.5, data\.questionOnce false/,
   ],
   ["tools/train.ts", ["--resume", `${work}/nothing`], 1, /Cannot read .*nothing\/config\.json: no such file/],
   ["tools/train.ts", ["--resume", notRun], 1, /config\.json: Invalid config: rl\.steps must be an integer ≥ 0/],
@@ -427,7 +427,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
   assert.equal(config.code, 0);
   assert.match(
     new TextDecoder().decode(config.stdout),
-    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 8 \(quick 4, paper 4, short 4\)\n {6}G, rollouts/,
+    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 8 \(quick 4\)\n {6}G, rollouts/,
   );
 });
 
