@@ -302,43 +302,51 @@ export type ExperimentConfig = z.infer<typeof EXPERIMENT_CONFIG_SCHEMA>;
 // The main job: RL (MemPO, GRPO) from the released SFT policy (release/sft), on a task where what to keep is the
 // decision SFT leaves open (docs/research/what_to_remember.md). Every field is here, each with why.
 const DEFAULT: ExperimentConfig = {
-  preset: "default",
-  name: "default",
+  preset: "default", // what --preset names
+  name: "default", // runs/default
   seed: 0, // the released policy's seed (release/sft/manifest.json): its world, demonstrations and SFT
-  backend: "wasm", // the fastest backend on CPU (docs/performance.md)
-  dataDir: "data",
+  backend: "wasm", // TF.js on WebAssembly: the CPU backend the package is measured on (docs/performance.md)
+  dataDir: "data", // the tools read data/<preset> (presetDataDir)
   release: "release/sft", // RL starts from it after every file's sha256 is checked; --from-scratch trains SFT instead
   model: "small", // 0.9 M parameters: d 128, 4 layers, 4 heads
   data: {
-    trainCount: 2000,
+    trainCount: 2000, // RL and the main world's demonstrations never run short of questions
     testCount: 32, // 32 questions a test set: 128 answers at 4 objectives
     testObjectives: [1, 2, 4, 6, 8], // SFT and RL train on 1-4 objectives: 6 and 8 test length generalisation
     // each person is born in one city and lives in another: the plausible wrong fact beside the needed one
     // (docs/research/what_to_remember.md#the-task-a-decision-sft-leaves-open)
     sizes: { distractors: 0, lives: 1 },
     trainObjectives: [1, 2], // the main world's questions (RL's): at 2 only, GRPO's reward was 0 at every step
-    auxWorlds: 7, // seven worlds of the same names in new roles: facts cannot be memorised, only read (docs/research/sft_recipe.md#reading-not-memorising)
+    // seven worlds of the same names in new roles: facts cannot be memorised, only read
+    // (docs/research/sft_recipe.md#reading-not-memorising)
+    auxWorlds: 7,
     auxObjectives: [1, 2, 3, 4], // the auxiliary worlds' demonstrations: 6 and 8 objectives stay unseen
-    markers: false, // objectives separated by ";" only: no marker word past q4 is unseen (docs/research/many_objectives.md#wall-1-markers-never-seen-in-training)
+    // objectives separated by ";" only: no marker word past q4 is unseen
+    // (docs/research/many_objectives.md#wall-1-markers-never-seen-in-training)
+    markers: false,
     distinctAnswers: true, // every name of a question once, so each copy is a one-word lookup
     questionOnce: true, // the memory context shows the question before the first turn only (MEM1's internal state)
     validCount: 32, // validation sets of held-out training subjects: they choose, the test sets report
   },
   sft: {
-    steps: 5200, // the read of a fact forms after ~2,600 steps (docs/research/paper_regime.md#the-question-once-mem1s-state-its-later-turns-drilled-by-joined-tasks)
+    // the read of a fact forms after ~2,600 steps
+    // (docs/research/paper_regime.md#the-question-once-mem1s-state-its-later-turns-drilled-by-joined-tasks)
+    steps: 5200,
     batchSize: 8, // 8 sequences a step: the regime in ~30 minutes (docs/research/default_run.md)
-    lr: 2e-3,
-    warmupSteps: 20,
+    lr: 2e-3, // the rate the released policy was trained with
+    warmupSteps: 20, // the rate's linear start
     demos: 3200, // half under each context policy
     // the cold start keeps the wrong city 30 % of the time where a document holds both: behaviour cloning's
     // imperfect memory, which RL is to improve; every other step of the teacher is exact
     dropProbability: 0.3,
     teacherMemory: "state-relations-bare", // the open objectives, then the answers found: the same work every turn
-    pretrainSteps: 450, // the induction warm-up: at least 450 steps, ended by its loss (pretrainLoss) by 750 (docs/research/paper_regime.md#the-induction-warm-up)
-    pretrainHorizon: 750,
+    // the induction warm-up: at least 450 steps, ended by its loss (pretrainLoss) by 750
+    // (docs/research/paper_regime.md#the-induction-warm-up)
+    pretrainSteps: 450,
+    pretrainHorizon: 750, // the warm-up's cosine ends here: the head forms while the rate is still high
     pretrainLoss: 1, // a formed induction head's copy loss is under 0.5, none 3-5
     recallSteps: 200, // then the recall warm-up: a fact found by its (subject, relation) pair, ended by its loss
-    recallHorizon: 1500,
+    recallHorizon: 1500, // the recall warm-up's last step at most
     recallLoss: 0.3, // under ln 2 (a guess between a subject's two facts): the pair is read
     inductionMix: 0.25, // induction sequences kept in the SFT pool, a quarter of the demonstrations
     horizons: [1300, 1950, 2600, 3900], // the cosine restarts at these steps (the read forms late)
@@ -349,51 +357,57 @@ const DEFAULT: ExperimentConfig = {
   rl: {
     algorithms: ["mempo", "grpo"], // each from the SFT weights
     steps: 72, // about ten minutes an algorithm on 2 cores: two thirds of the main job
-    questionsPerStep: 4,
+    questionsPerStep: 4, // 4 × G = 32 episodes a step
     groupSize: 8, // G = 8 rollouts a question (verl's default n): room for both choices at each decision
     lr: 5e-5, // chosen on the training reward (docs/research/rl_budget.md#how-the-rl-learning-rate-was-chosen)
     criticLr: 1e-3, // PPO's critic
     klCoef: 0.001, // a light pull to the SFT policy (verl's example)
     klEstimator: "low_var_kl", // verl's default
     clipLow: 0.2, // PPO's ε
-    clipHigh: 0.2,
+    clipHigh: 0.2, // symmetric, as PPO's paper
     ppoEpochs: 1, // one update per batch: on-policy
-    miniBatchSize: 16,
-    maxGradNorm: 1,
+    miniBatchSize: 16, // turn sequences per update
+    maxGradNorm: 1, // verl's grad_clip
     temperature: 1, // rollouts sample the policy as it is
-    maxTurns: 16, // a joined task of 4 + 2 objectives: a search each, the answer, room to spare
-    maxTurnTokens: 64,
+    maxTurns: 16, // a joined task of up to 4 + 2 objectives: a search per hop (12 at most) and the answer
+    maxTurnTokens: 64, // also caps the teacher's turns in the SFT demonstrations
     epsilon: 1e-6, // verl's GRPO normaliser
-    std: "bessel",
-    memCoef: 1, // MemPO's A^M weighs as the outcome advantage (docs/research/what_to_remember.md#mempos-setting-chosen-on-validation)
-    memThreshold: 0.5, // MemPO's code keeps the answer tokens the model gives probability > 0.5 (docs/research/memory_advantage.md#the-answer-confidence-threshold)
+    std: "bessel", // verl's
+    // MemPO's A^M weighs as the outcome advantage
+    // (docs/research/what_to_remember.md#mempos-setting-chosen-on-validation)
+    memCoef: 1,
+    // MemPO's code keeps the answer tokens the model gives probability > 0.5
+    // (docs/research/memory_advantage.md#the-answer-confidence-threshold)
+    memThreshold: 0.5,
     vfCoef: 0.5, // PPO's value loss
-    valueClip: 0.5,
+    valueClip: 0.5, // verl's cliprange_value
     gamma: 1, // PPO's GAE: the outcome reward undiscounted
-    lambda: 0.95,
-    checkpointEvery: 8,
-    joinShare: 0.5, // half the RL tasks are training questions joined to 2-4 objectives (docs/research/paper_regime.md#rl-on-joined-tasks-rljoinshare)
-    joinMax: 4,
+    lambda: 0.95, // GAE's λ, PPO paper's value
+    checkpointEvery: 8, // nine checkpoints an algorithm: a kill loses at most a minute or two
+    // half the RL tasks are training questions joined to 2-4 objectives
+    // (docs/research/paper_regime.md#rl-on-joined-tasks-rljoinshare)
+    joinShare: 0.5,
+    joinMax: 4, // 1-4 objectives joined to a question (validateConfig: their searches fit rl.maxTurns)
   },
   eval: {
     questions: 32, // every test question
-    maxTurns: 24, // 8 objectives: a search each and the answer, with room to spare
-    maxTurnTokens: 96,
+    maxTurns: 24, // 8 objectives: a search per hop (16 at most) and the answer
+    maxTurnTokens: 96, // more than training's 64: 6- and 8-objective memories are longer
   },
 };
 
 // CI's check of the whole pipeline in ~2 minutes: SFT from scratch on a small world of 1-objective questions, so the
 // policy gets rewards that RL can raise within a few steps (docs/research/rl_budget.md#the-quick-presets-check-in-ci).
 const QUICK: ExperimentConfig = {
-  preset: "quick",
-  name: "quick",
-  seed: 0,
-  backend: "wasm",
-  dataDir: "data",
+  preset: "quick", // what --preset names
+  name: "quick", // runs/quick
+  seed: 0, // CI reads one draw
+  backend: "wasm", // as the default
+  dataDir: "data", // the tools read data/<preset> (presetDataDir)
   model: "small", // the default's model: the same code paths, a smaller task
   data: {
-    trainCount: 300,
-    testCount: 4,
+    trainCount: 300, // enough questions for 200 demonstrations and 8 RL steps
+    testCount: 4, // four questions a test set: seconds of evaluation
     testObjectives: [1, 2, 4], // 2 and 4 objectives unseen in training
     trainObjectives: 1, // 1-objective questions: SFT learns them in 100 steps
     sizes: { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 }, // a world read in seconds
@@ -401,23 +415,25 @@ const QUICK: ExperimentConfig = {
     validCount: 4, // validation sets: what deno task train --stage sft reports and release chooses by
   },
   sft: {
-    steps: 100,
-    batchSize: 16,
-    lr: 3e-3,
-    warmupSteps: 10,
-    demos: 200,
+    steps: 100, // SFT's loss is below 0.1 by then on this world
+    batchSize: 16, // 1,600 sequences drawn over the 100 steps
+    lr: 3e-3, // a short schedule: a higher rate than the default's
+    warmupSteps: 10, // the rate's linear start
+    demos: 200, // half under each context policy
     dropProbability: 0.3, // as the default: the imperfect memory RL is to improve
     teacherMemory: "state-relations", // the open objectives with ';' between them, then the answers found
     pretrainSteps: 0, // no induction warm-up: 1-objective answers are read within SFT
-    inductionMix: 0,
+    inductionMix: 0, // no warm-up: nothing to keep
   },
   rl: {
-    algorithms: ["mempo", "grpo"],
-    steps: 8,
-    questionsPerStep: 4,
-    groupSize: 4,
-    lr: 1e-4, // at 5e-5 GRPO's second-half training reward fell below its first (docs/research/rl_budget.md#the-quick-presets-check-in-ci)
-    criticLr: 1e-3,
+    algorithms: ["mempo", "grpo"], // the comparison the package is about
+    steps: 8, // enough for the training reward to move
+    questionsPerStep: 4, // 16 episodes a step
+    groupSize: 4, // G = 4: GRPO and MemPO have a group to normalise
+    // at 5e-5 GRPO's second-half training reward fell below its first
+    // (docs/research/rl_budget.md#the-quick-presets-check-in-ci)
+    lr: 1e-4,
+    criticLr: 1e-3, // as the default, and so on for the update's settings
     klCoef: 0.001,
     klEstimator: "low_var_kl",
     clipLow: 0.2,
@@ -426,22 +442,22 @@ const QUICK: ExperimentConfig = {
     miniBatchSize: 16,
     maxGradNorm: 1,
     temperature: 1,
-    maxTurns: 8, // a 1-objective question needs two turns
-    maxTurnTokens: 48,
-    epsilon: 1e-6,
+    maxTurns: 8, // a 1-objective question needs three turns at most (two searches, the answer)
+    maxTurnTokens: 48, // 1-objective turns are short
+    epsilon: 1e-6, // verl's GRPO normaliser, as the default
     std: "bessel",
-    memCoef: 1,
+    memCoef: 1, // MemPO's A^M weighs as the outcome advantage
     memThreshold: 0.5, // as the default
-    vfCoef: 0.5,
+    vfCoef: 0.5, // PPO's settings, as the default
     valueClip: 0.5,
     gamma: 1,
     lambda: 0.95,
-    checkpointEvery: 2, // a checkpoint every second step: the resume tests stop between them
+    checkpointEvery: 2, // a checkpoint every second step: CI's resume tests have several to resume from
   },
   eval: {
-    questions: 4,
-    maxTurns: 12,
-    maxTurnTokens: 64,
+    questions: 4, // every test question
+    maxTurns: 12, // 4 two-hop objectives: 8 searches and the answer, room to spare
+    maxTurnTokens: 64, // more than RL's 48: 2- and 4-objective memories are longer
   },
 };
 
