@@ -273,9 +273,7 @@ export {
   turnStopIds,
 } from "./lib/env/rollout.ts";
 export {
-  carriedAnswers,
   carriedObjectives,
-  type CarryOptions,
   chainTeacherTurn,
   createTeacher,
   droppedObjectives,
@@ -332,7 +330,7 @@ export {
   sftWorkersFromEnv,
 } from "./lib/train/gradient_workers.ts";
 export { cosineLr, stagedHorizon } from "./lib/optim/schedule.ts";
-export { type CopyTaskOptions, copyTaskSequences, inductionSequences } from "./lib/train/copy_task.ts";
+export { type CopyTaskOptions, copyTaskSequences } from "./lib/train/copy_task.ts";
 export { type RecallTaskOptions, recallTaskSequences } from "./lib/train/recall_task.ts";
 export { SFT_STAGES, WARMUP_STAGES } from "./lib/stages.ts";
 export { type MemoryDrillOptions, memoryDrillSequences } from "./lib/train/memory_drill.ts";
@@ -343,13 +341,8 @@ export {
   type ConfigOverrides,
   DATA_CONFIG_SCHEMA,
   type DataConfig,
-  DEFAULT_CARRY_MAX,
   DEFAULT_JOIN_MAX,
-  DEFAULT_MAX_GEN_BATCHES,
-  DEFAULT_PRETRAIN_BATCH_SIZE,
   DEFAULT_TEACHER_MEMORY,
-  DRILL_KINDS,
-  type DrillKind,
   EVAL_CONFIG_SCHEMA,
   type EvalConfig,
   EXPERIMENT_CONFIG_SCHEMA,
@@ -364,6 +357,7 @@ export {
   SFT_CONFIG_SCHEMA,
   type SftConfig,
   sftSeed,
+  TEACHER_MEMORIES,
   teacherMemory,
   validateConfig,
   valueAt,
@@ -371,7 +365,6 @@ export {
 export { type ConfigField, configFields, configHelp } from "./lib/config/config_help.ts";
 export { asSaved, readRunConfig } from "./lib/config/run_config.ts";
 export {
-  continueTask,
   type DemoOptions,
   joinFromPool,
   joinTask,
@@ -379,7 +372,6 @@ export {
   tasksFromRecords,
   teacherDemonstrations,
   turnSequences,
-  withFiller,
 } from "./lib/train/demos.ts";
 export { type SftLogRow, trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
 export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
@@ -406,9 +398,7 @@ export {
   type RlStepContext,
   rlStepContext,
   type RlStepEpisodes,
-  worldPools,
 } from "./lib/train/rl_trainer.ts";
-export { type DynamicSample, dynamicSampling } from "./lib/train/dynamic_sampling.ts";
 export {
   episodeMetrics,
   equalGroupMetrics,

@@ -56,7 +56,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const fresh = { r: [] as number[], a: [] as number[], zero: 0 };
   for (let step = 0; step < steps; step++) {
     const rng = createRng(hashSeed(seed, 0x5eed, step));
-    const tasks = drawQuestions(data, 8, "main", rng).flatMap((t) => [t, t, t, t]);
+    const tasks = drawQuestions(data, 8, rng).flatMap((t) => [t, t, t, t]);
     const episodes = await runEpisodes(
       modelPolicy(policy, { padId: data.tokenizer.padId, temperature: 1 }),
       tasks,
@@ -73,7 +73,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
       epsilon: config.rl.epsilon,
       std: config.rl.std,
       pool,
-      coverage: flags.coverage || config.rl.memCoverage === true,
+      coverage: flags.coverage,
       ...(config.rl.memThreshold === undefined ? {} : { threshold: config.rl.memThreshold }),
     });
     episodes.forEach((e, i) =>

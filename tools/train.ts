@@ -35,7 +35,7 @@ const TASK = {
       value: "NAME",
       defaultText: "default, or the run's with --resume / --from",
       help:
-        "experiment preset (default: the memory agent against the full-context one at 6 and 8 objectives, ~27 min on 2 cores; quick: ~90 s, for CI; paper: the same at 16 sequences a step, ~50 min; short: the default before commit 5455180, ~13 min)",
+        "experiment preset (default: RL (MemPO, GRPO) from the released SFT policy, ~30 min on 2 cores; quick: the whole pipeline on a small world, ~2 min, for CI)",
     },
     algo: {
       type: "string",

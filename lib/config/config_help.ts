@@ -82,7 +82,7 @@ function leaves(schema: z.ZodType, prefix: string): { path: string; schema: z.Zo
  * const lr = configFields().find((f) => f.path === "rl.lr")!;
  * assert.equal(lr.type, "number > 0");
  * assert.equal(lr.meaning, "Policy learning rate (constant).");
- * assert.deepEqual(lr.presets, { default: 5e-5, quick: 1e-4, paper: 5e-5, short: 5e-5 });
+ * assert.deepEqual(lr.presets, { default: 5e-5, quick: 1e-4 });
  * ```
  */
 export function configFields(): ConfigField[] {

@@ -21,7 +21,7 @@ import type { GroupStd } from "../advantage/grpo.ts";
 import { worldSizes } from "../env/world.ts";
 import { testSubjectCount } from "../env/questions.ts";
 import { UsageError } from "../errors.ts";
-import { MEMORY_FORMATS, type MemoryFormat } from "../env/teacher.ts";
+import type { MemoryFormat } from "../env/teacher.ts";
 
 // Each helper carries the house's message ("must be an integer ≥ 1"), shown as `<field> <message>, current value is <v>`.
 const int = (min: number) => {
@@ -36,36 +36,19 @@ const inRange = (lo: number, hi: number) => {
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: `must be one of ${values.join(", ")}` });
 const flag = () => z.boolean({ error: "must be true or false" });
-const INDEX_PLACES = 'must be true, false or "end"';
 const list = <T extends z.ZodType>(item: T) =>
   z.array(item, { error: "must be a non-empty list" }).min(1, { error: "must be a non-empty list" });
 const path = () => z.string({ error: "must be a path (a string)" }).min(1, { error: "must be a non-empty path" });
 const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: "must be an object of fields" });
 
+/** The teacher's memory formats a run may choose (`sft.teacherMemory`): the two the presets use. */
+export const TEACHER_MEMORIES = ["state-relations", "state-relations-bare"] as const satisfies readonly MemoryFormat[];
+
 /** The teacher's memory format when `sft.teacherMemory` is left out ({@linkcode teacherMemory}). */
 export const DEFAULT_TEACHER_MEMORY: MemoryFormat = "state-relations";
 
-/**
- * The memory drills (`sft.drillKinds`, `lib/train/memory_drill.ts`): the first turn's extraction of the subjects, and
- * the pop of a resolved objective with the answer appended and the rest copied. (The rewrite of a 2-hop objective's
- * head reads its relation left off the question, so it is learned from the demonstrations only.)
- */
-export const DRILL_KINDS = ["extract", "pop"] as const;
-
-/** One kind of memory drill. */
-export type DrillKind = typeof DRILL_KINDS[number];
-
-/** Batches a step draws at most with `rl.filterGroups` when `rl.maxGenBatches` is not set (verl's DAPO example's 10). */
-export const DEFAULT_MAX_GEN_BATCHES = 10;
-
-/** Most objectives joined to a question when `sft.joinShare` (`rl.joinShare`) is set and `sft.joinMax` (`rl.joinMax`) is not. */
+/** Most objectives joined to a question: `sft.joinShare`'s, and `rl.joinShare`'s when `rl.joinMax` is not set. */
 export const DEFAULT_JOIN_MAX = 7;
-
-/** Induction sequences per warm-up step when `sft.pretrainBatchSize` is not set. */
-export const DEFAULT_PRETRAIN_BATCH_SIZE = 32;
-
-/** Most answers an episode carries when `sft.carryShare` is set and `sft.carryMax` is not. */
-export const DEFAULT_CARRY_MAX = 8;
 
 /** RL algorithms, in the order `--algo` lists them. */
 export const ALGORITHMS = ["ppo", "grpo", "mempo"] as const;
@@ -107,33 +90,15 @@ export const DATA_CONFIG_SCHEMA = section({
     description: "Objectives of the auxiliary worlds' questions, cycled.",
     unset: "trainObjectives",
   }),
-  trainMarkers: int(0).optional().meta({
-    description: "Training questions number their k objectives with k consecutive markers starting at random " +
-      "within q1…q{trainMarkers} (0: q1…qk, as the test questions).",
-    unset: "0",
-  }),
-  trainOrder: oneOf(["marker", "shuffled"]).optional().meta({
-    description: "Order of a training question's marked parts: shuffled writes them in a seeded random order, so " +
-      "an objective's subject is found by its marker, not its place (test questions keep marker order).",
-    unset: "marker",
-  }),
   markers: flag().optional().meta({
     description: "Whether questions name their objectives (q1 … ; q2 …) or only separate them (… ; …); without " +
       "markers an 8-objective question has no word (entity names aside) that 1-4-objective training questions lack.",
     unset: "true",
   }),
-  subjectIndex: z.union([z.boolean({ error: INDEX_PLACES }), z.literal("end", { error: INDEX_PLACES })]).optional()
-    .meta({
-      description: "Whether a question starts with its subjects in order, then ':' (the objective after one is the " +
-        "name after its subject there); \"end\" lists them after the question's text instead (': zorbex vunom'), " +
-        "next to the memory.",
-      unset: "false",
-    }),
   questionOnce: flag().optional().meta({
     description: "Whether the memory context shows the question before the first turn only (MEM1's state: what " +
       "is still asked lives in <mem> with the answers found, so no turn after the first reads the question, " +
-      "whatever its length); needs a memory that carries the open objectives (sft.teacherMemory " +
-      "state-relations or state-stack). The full-history context always keeps the question.",
+      "whatever its length). The full-history context always keeps the question.",
     unset: "false",
   }),
   distinctAnswers: flag().optional().meta({
@@ -146,10 +111,6 @@ export const DATA_CONFIG_SCHEMA = section({
       "training entities that training questions then never ask about (deno task eval RUN --split valid); the " +
       "test sets stay those drawn without it; the training questions are then drawn anew, without those entities.",
     unset: "0 (no validation sets)",
-  }),
-  validFraction: inRange(0, 1).optional().meta({
-    description: "Share of each entity type's non-test entities kept as validation subjects (data.validCount > 0).",
-    unset: "0.15",
   }),
 });
 
@@ -195,22 +156,9 @@ export const SFT_CONFIG_SCHEMA = section({
     description: "The recall warm-up's end by its loss (guessing between a subject's two facts costs ln 2 ≈ 0.69).",
     unset: "the recall warm-up stops at sft.recallSteps",
   }),
-  pretrainBatchSize: int(1).optional().meta({
-    description: "Induction sequences per warm-up step.",
-    unset: String(DEFAULT_PRETRAIN_BATCH_SIZE),
-  }),
   inductionMix: inRange(0, 10).optional().meta({
     description: "Induction sequences added to the SFT pool, as a fraction of the demonstration sequences.",
     unset: "0",
-  }),
-  inductionLists: inRange(0, 1).optional().meta({
-    description: "Share of the induction sequences mixed into SFT written as lists with ';' between words (copied " +
-      "as the agent copies its answers); the warm-up's have none.",
-    unset: "0",
-  }),
-  inductionNoise: int(0).optional().meta({
-    description: "Random words before and after the first occurrence of an induction sequence, at most this many each.",
-    unset: "4",
   }),
   dropProbability: inRange(0, 1).describe(
     "The cold-start teacher's probability of keeping the wrong fact of a document: the plausible wrong answer read " +
@@ -218,8 +166,8 @@ export const SFT_CONFIG_SCHEMA = section({
       "answer once it is no longer the one just found. What RL and MemPO's memory credit are to improve.",
   ),
   drillMix: inRange(0, 10).optional().meta({
-    description: "Memory drills (the state memory's extraction and pop on random names, lists of 1-10) added to " +
-      "the SFT pool, as a fraction of the demonstration sequences.",
+    description: "Memory drills (the first turn's extraction of the open objectives from a question of 1-10 " +
+      "objectives on random names) added to the SFT pool, as a fraction of the demonstration sequences.",
     unset: "0",
   }),
   drillFrom: int(0).optional().meta({
@@ -233,67 +181,18 @@ export const SFT_CONFIG_SCHEMA = section({
       "(rising back there), …, the last one ending at sft.steps. Ascending, each below sft.steps.",
     unset: "[] (one cosine to sft.steps)",
   }),
-  drillKinds: z.array(oneOf(DRILL_KINDS), { error: "must be a list" }).min(1, { error: "must not be empty" })
-    .optional().meta({
-      description: "The memory drills' kinds (sft.drillMix): extract (the first turn's extraction of the open " +
-        "objectives from a question of 1-10 objectives) and pop (a later turn, in a context that holds the " +
-        'question); with data.questionOnce and sft.joinShare, ["extract"] leaves the later turns to the joined ' +
-        "tasks.",
-      unset: '["extract", "pop"]',
-    }),
-  carryShare: inRange(0, 1).optional().meta({
-    description: "A chain memory's drill of the answers' copy: the share of memory-context demonstrations whose " +
-      "memory starts with answers carried from before the question (names of the main world's entities, given in " +
-      "the first memory, not learned), which " +
-      "every later memory copies and the final answer lists first (lists longer than the 1-4-objective questions " +
-      "give; the full-history demonstrations carry none).",
-    unset: "0",
-  }),
-  carryMax: int(1).optional().meta({
-    description: "Most answers carried (sft.carryShare): each drilled episode draws 1 to this many.",
-    unset: String(DEFAULT_CARRY_MAX),
-  }),
-  carryIndex: flag().optional().meta({
-    description: "The carry drill as a longer task continued (sft.carryShare, data.subjectIndex): the carried " +
-      "answers are those of objectives of other training questions resolved before the episode, whose subjects " +
-      "lead the question's subject index and whose last chain is the first memory (given, not learned); the " +
-      "question's text keeps its own 1-4 objectives. The next-subject lookup then meets indexes longer than the " +
-      "questions give.",
-    unset: "false",
-  }),
   joinShare: inRange(0, 1).optional().meta({
     description: "With data.questionOnce: the share of memory-context demonstrations that are a training " +
-      "question joined with objectives of other training questions (1 to sft.joinMax more, no name shared), " +
+      "question joined with objectives of other training questions (1 to 7 more, no name shared), " +
       "learned from the second turn on: no learned turn's context holds the joined question, so what the policy " +
       "meets is a memory of more open objectives and answers than any training question asks (the full-history " +
       "demonstrations are unchanged).",
     unset: "0",
   }),
-  joinMax: int(1).optional().meta({
-    description: "Most objectives joined to a question (sft.joinShare): each joined episode draws 1 to this many.",
-    unset: String(DEFAULT_JOIN_MAX),
-  }),
-  questionFiller: int(0).optional().meta({
-    description: "Memory-context demonstrations' questions made longer, not harder: each gets, before its text, " +
-      "the words of 0 to this many objectives of other training questions less every ';' and '?' (filler that " +
-      "names no objective), so the lookups in the question meet the lengths that questions of more objectives " +
-      "have; the full-history demonstrations get none.",
-    unset: "0",
-  }),
-  fillerWords: oneOf(["objectives", "random"]).optional().meta({
-    description: "The words of sft.questionFiller: objectives (the drawn objectives' own words) or random (as many " +
-      "words drawn from the tokenizer's, none of the question's names).",
-    unset: "objectives",
-  }),
-  teacherMemory: oneOf(MEMORY_FORMATS).optional().meta({
+  teacherMemory: oneOf(TEACHER_MEMORIES).optional().meta({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
-      "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +
-      "state-relations-bare (the same with no ';' between items or answers), state (the same with each open objective as its subject alone), state-stack (the answers, then the " +
-      "objectives still open with the one being resolved last, next to </mem>; resolved from the last objective), " +
-      "state-chain (the answers, then only the objective in progress as the chain of facts read for it; the next " +
-      "objective read off the question), state-chain-bare (the same with no ';' between the memory's answers, so " +
-      "every word of the list is unique), state-chain-linked (bare, and a new objective's think starts with the " +
-      "subject just finished, the key of the lookup of the next) or slots (numbered slots of the facts read).",
+      "relations left, then the answers found: the same operation every turn, whatever the number of objectives) " +
+      "or state-relations-bare (the same with no ';' between items or answers).",
     unset: DEFAULT_TEACHER_MEMORY,
   }),
 });
@@ -327,32 +226,10 @@ export const RL_CONFIG_SCHEMA = section({
     description: "MemPO: score only answer tokens with probability above this (0: every token).",
     unset: "every token",
   }),
-  memCloseTag: flag().optional().meta({
-    description: "MemPO: whether A^M also covers the </mem> token (MemPO's span).",
-    unset: "true",
-  }),
-  memPool: oneOf(["question", "turn"]).optional().meta({
-    description:
-      "MemPO: a memory's reward is normalised against its question's memories (MemPO) or those of its turn index.",
-    unset: "question",
-  }),
-  memCoverage: flag().optional().meta({
-    description: "MemPO: P_mem and P_full times the share of answer tokens above the threshold (not MemPO's).",
-    unset: "false",
-  }),
-  memSpanWeight: oneOf(["token", "span"]).optional().meta({
-    description:
-      "MemPO: A^M on every token of a <mem> span (MemPO, token) or scaled by mean length / length so every span weighs the same (span).",
-    unset: "token",
-  }),
   memCredit: oneOf(["mempo", "infomem"]).optional().meta({
     description: "MemPO: the memory credit: MemPO's (every memory's R^M pooled per question) or InfoMem's (R^M " +
       "only on trajectories whose outcome is right, A^M = 0 on the others; arXiv:2606.03329).",
     unset: "mempo",
-  }),
-  worlds: oneOf(["main", "all"]).optional().meta({
-    description: "Where RL questions come from: the main world's training questions, or every world's.",
-    unset: "main",
   }),
   joinShare: inRange(0, 1).optional().meta({
     description: "GRPO / MemPO with data.questionOnce: the share of RL questions joined with objectives of other " +
@@ -366,19 +243,6 @@ export const RL_CONFIG_SCHEMA = section({
   joinMax: int(1).optional().meta({
     description: "Most objectives joined to an RL question (rl.joinShare).",
     unset: String(DEFAULT_JOIN_MAX),
-  }),
-  filterGroups: flag().optional().meta({
-    description: "DAPO's dynamic sampling: each step draws batches of rl.questionsPerStep questions (rl.groupSize " +
-      "rollouts each) until rl.questionsPerStep groups whose outcome rewards are not all equal are kept, or " +
-      "rl.maxGenBatches batches are drawn, and trains on the kept groups only (verl's algorithm.filter_groups; " +
-      "arXiv:2503.14476). The rollout metrics describe every episode drawn. A group of equal outcomes has GRPO " +
-      "advantage 0, not MemPO's memory advantage or PPO's GAE: with those the filter also drops some signal.",
-    unset: "false",
-  }),
-  maxGenBatches: int(1).optional().meta({
-    description: "Batches a step draws at most with rl.filterGroups (verl's max_num_gen_batches; where it errors, " +
-      "the step trains on the groups kept so far).",
-    unset: String(DEFAULT_MAX_GEN_BATCHES),
   }),
   vfCoef: inRange(0, 100).describe("PPO: value-loss coefficient."),
   valueClip: inRange(0, 1e6).describe("PPO: value clip range."),
@@ -435,195 +299,141 @@ export type EvalConfig = z.infer<typeof EVAL_CONFIG_SCHEMA>;
 /** A whole experiment (see {@linkcode EXPERIMENT_CONFIG_SCHEMA}). */
 export type ExperimentConfig = z.infer<typeof EXPERIMENT_CONFIG_SCHEMA>;
 
-// The `short` preset, the base of the others: the default until the default became the paper's regime (commit 201ccf1
-// and earlier: 650 SFT steps, ~13 minutes, no agent past 4 objectives; docs/research/default_run.md). Its comments say
-// why each value was chosen then
-const BASE: ExperimentConfig = {
-  preset: "short",
-  name: "short",
-  seed: 0,
-  backend: "wasm",
-  dataDir: "data",
-  model: "small",
-  data: {
-    trainCount: 2000,
-    testCount: 32,
-    testObjectives: [1, 2, 4, 6, 8],
-    sizes: { distractors: 0 },
-    // the main world's questions (SFT demonstrations and RL) have 1 or 2 objectives: at 2 only, the SFT policy's
-    // training reward (every answer right) was 0 at all 20 RL steps, so GRPO never updated
-    trainObjectives: [1, 2],
-    // seven auxiliary worlds (the main world's names in new roles with new facts) supply 7/8 of the SFT
-    // demonstrations: with 3 worlds and 800 demonstrations the SFT policy learned the main world's training
-    // facts by heart (greedy 1-objective EM 0.75 on training subjects, 0.34 on test subjects: it wrote a
-    // memorised answer instead of the one in the document); with 7 and 3,200 it reads (0.40 / 0.47)
-    auxWorlds: 7,
-    // the auxiliary worlds' demonstrations have 1-4 objectives (with 2 only, format-valid 19-38 % at 1, 4 and 6
-    // test objectives; with 1-3, 0 % right at 4+: the count of answers did not extrapolate); episodes of 6 and 8
-    // stay unseen. With [1, 2, 3, 4, 8] the long 8-objective episodes filled the SFT batches and after 450 steps
-    // the policy never answered (EM 0 everywhere); with [1, 2, 3, 4, 1, 2, 3, 4, 6, 8] (a tenth each, 550 + 650
-    // steps) it gives 6 and 8 answers but copies the wrong names (EM 0.84 / 0.31 / 0.02 / 0 / 0, memory context,
-    // against 0.69 / 0.44 / 0.17 / 0 / 0; docs/research/many_objectives.md#wall-3-memories-of-68-slots-copied-intact)
-    auxObjectives: [1, 2, 3, 4],
-    // questions separate their objectives by ";" only: with markers (q1 … ; q2 …) an 8-objective question holds
-    // q5-q8, which no training question of 1-4 objectives has
-    markers: false,
-    // training questions are numbered q1-qk like the test questions, so a policy trained on at most 4 objectives
-    // never sees q5-q8 (eval.md lists a test set's unseen words). Showing them cost more than it gave, each from the
-    // same seed: trainMarkers 8 (a run of k markers starting at random in q1-q8) left the SFT loss at 0.38 instead
-    // of 0.24 after 700 warm-up + 550 SFT steps and EM at 0.38-0.56 / 0.16-0.25 / 0-0.03 / 0 / 0 (1/2/4/6/8
-    // objectives, all agents) against 0.63-0.75 / 0.38-0.44 / 0.06-0.08 / 0 / 0; k random markers of q1-q8 in order,
-    // 0.56-0.63 / 0.09-0.16 / 0-0.02 / 0 / 0. At this model size and SFT budget the varied numbering is harder to fit
-    // than it is worth
-  },
-  sft: {
-    // 650 steps (~13 minutes). 450 → 550 took the SFT policy's greedy EM on 32 test questions 0.47 → 0.66 (1
-    // objective) and 0.09 → 0.47 (2 objectives); 550 → 650, paid for by 150 fewer warm-up steps, took the agents' EM
-    // at 2 objectives from 0.38-0.44 to 0.38-0.56 and at 4 from 0.06-0.08 to 0.13-0.17 (16 questions a set)
-    steps: 650,
-    batchSize: 16,
-    lr: 2e-3,
-    warmupSteps: 20,
-    demos: 3200,
-    dropProbability: 0.3,
-    // the memory is the agent's whole state (open objectives | answers found): the same work every turn whatever the
-    // number of objectives, so a policy trained on 1-4 can extend to 6 and 8
-    teacherMemory: "state-relations",
-    // the induction head forms while the warm-up's learning rate is still high: with the cosine ending at step 550
-    // the loss is 4.31 / 1.55 / 1.11 at steps 250 / 500 / 550 (half formed); with it running to 750 and the warm-up
-    // stopped at 450, 0.31 at 450, and the SFT that follows ends lower (0.19 against 0.25) in 95 s less (run hz,
-    // docs/research/paper_regime.md). With inductionNoise 32 no head forms (5.43)
-    pretrainSteps: 450,
-    pretrainHorizon: 750,
-    inductionMix: 0.25,
-  },
-  rl: {
-    algorithms: ["mempo", "grpo"],
-    steps: 20,
-    questionsPerStep: 4,
-    groupSize: 4,
-    // lr 5e-5 (was 2e-5), chosen on RL seed 0's training reward over the same 20 steps from the default run's SFT
-    // weights (steps 11-20 summed: 4.12 at 5e-5, 3.75 at 1e-4, 3.56 at 2e-5, all with the threshold below). RL seeds 1
-    // and 2 (rl.seed) then showed that reading to be within the seed's spread: over seeds 0-2, MemPO's 2-objective EM
-    // was 0.56 / 0.41 / 0.31 and GRPO's 0.33 / 0.47 / 0.52 (SFT 0.44); 20 steps move test EM no more than that
-    // (docs/research/rl_budget.md#three-rl-seeds-at-the-default-budget)
-    lr: 5e-5,
-    criticLr: 1e-3,
-    klCoef: 0.001,
-    klEstimator: "low_var_kl",
-    clipLow: 0.2,
-    clipHigh: 0.2,
-    ppoEpochs: 1,
-    miniBatchSize: 16,
-    maxGradNorm: 1,
-    temperature: 1,
-    maxTurns: 8,
-    maxTurnTokens: 64,
-    epsilon: 1e-6,
-    std: "bessel",
-    memCoef: 1,
-    // MemPO's code keeps only answer tokens the model gives probability > 0.5 (P = 0 when none): without it R^M is
-    // P_mem − P_full of near-zero probabilities (mean P_mem 0.01-0.4), the per-question normalisation scales those
-    // differences to unit advantages on every <mem> span, and MemPO damaged its memories at each of RL seeds 0-2
-    // (<mem> name copied 71 / 66 / 64 % vs SFT's 72 %; 2-objective EM 0.28 / 0.25 / 0.34, 4-objective 0.08 / 0.12 /
-    // 0.13); with it 76 / 72 / 74 %, 0.56 / 0.41 / 0.31 and 0.15 / 0.16 / 0.16
-    memThreshold: 0.5,
-    vfCoef: 0.5,
-    valueClip: 0.5,
-    gamma: 1,
-    lambda: 0.95,
-    checkpointEvery: 5,
-  },
-  // 32 questions a test set (128 answers at 4 objectives): at 16, the research check's comparisons at 4 objectives were
-  // one or two answers apart (~80 s more)
-  eval: { questions: 32, maxTurns: 24, maxTurnTokens: 96 },
-};
-
-// bare-d20 of docs/research/paper_regime.md in one run: the memory is the whole state (the open objectives, then the
-// answers found, no ';' between them) and the question is shown before the first turn only, so every turn is the
-// same copy, pop, search, append whatever the number of objectives; half the memory demonstrations are training
-// questions joined with others' objectives (longer open lists than any training question gives), learned from their
-// second turn. The fact read forms only after ~2,600 steps of this (bare-xx, 2,600 steps: EM 0; bare-x3, 3,900: 0.97
-// at 1 objective, 0 at 6), and the first turn's extraction drilled from the start keeps it from forming (run one:
-// EM 0), so the drill joins at step 3,900, when the read has formed. The learning rate follows the lineage's
-// schedule (1,300 steps, continued to 1,950, 2,600, 3,900 and 5,200, the cosine rising back at each): the same steps
-// as the lineage measured, in one command
-const PAPER: ExperimentConfig = {
-  ...BASE,
-  preset: "paper",
-  name: "paper",
-  data: { ...BASE.data, distinctAnswers: true, questionOnce: true },
-  sft: {
-    ...BASE.sft,
-    steps: 5200,
-    horizons: [1300, 1950, 2600, 3900],
-    dropProbability: 0,
-    teacherMemory: "state-relations-bare",
-    joinShare: 0.5,
-    drillMix: 2.0,
-    drillKinds: ["extract"],
-    drillFrom: 3900,
-    // the warm-up ends when the induction head has formed, not at step 450 alone: at seeds 0, 1 and 3 the loss of
-    // steps 430-449 is 0.45 / 0.29 / 0.74 (it stops at 450, the same run), at seed 2 still 3.0 at 450 (no head: SFT
-    // at EM 0 everywhere, runs/p8-s2), 1.03 at 525-544 and 0.98 at 527-546, where it stops (runs/p8-s2b)
-    pretrainLoss: 1,
-  },
-};
-
 // The main job: RL (MemPO, GRPO) from the released SFT policy (release/sft), on a task where what to keep is the
-// decision SFT leaves open. Every field is here; the measurements behind them: docs/research/what_to_remember.md.
+// decision SFT leaves open (docs/research/what_to_remember.md). Every field is here, each with why.
 const DEFAULT: ExperimentConfig = {
-  preset: "default",
-  name: "default",
+  preset: "default", // what --preset names
+  name: "default", // runs/default
   seed: 0, // the released policy's seed (release/sft/manifest.json): its world, demonstrations and SFT
-  backend: "wasm",
-  dataDir: "data",
+  backend: "wasm", // TF.js on WebAssembly: the CPU backend the package is measured on (docs/performance.md)
+  dataDir: "data", // the tools read data/<preset> (presetDataDir)
   release: "release/sft", // RL starts from it after every file's sha256 is checked; --from-scratch trains SFT instead
   model: "small", // 0.9 M parameters: d 128, 4 layers, 4 heads
   data: {
-    trainCount: 2000,
+    trainCount: 2000, // RL and the main world's demonstrations never run short of questions
     testCount: 32, // 32 questions a test set: 128 answers at 4 objectives
     testObjectives: [1, 2, 4, 6, 8], // SFT and RL train on 1-4 objectives: 6 and 8 test length generalisation
     // each person is born in one city and lives in another: the plausible wrong fact beside the needed one
+    // (docs/research/what_to_remember.md#the-task-a-decision-sft-leaves-open)
     sizes: { distractors: 0, lives: 1 },
-    trainObjectives: [1, 2],
-    auxWorlds: 7, // seven worlds of the same names in new roles: facts cannot be memorised, only read
-    auxObjectives: [1, 2, 3, 4],
-    markers: false, // objectives separated by ";" only: no marker word past q4 is unseen
+    trainObjectives: [1, 2], // the main world's questions (RL's): at 2 only, GRPO's reward was 0 at every step
+    // seven worlds of the same names in new roles: facts cannot be memorised, only read
+    // (docs/research/sft_recipe.md#reading-not-memorising)
+    auxWorlds: 7,
+    auxObjectives: [1, 2, 3, 4], // the auxiliary worlds' demonstrations: 6 and 8 objectives stay unseen
+    // objectives separated by ";" only: no marker word past q4 is unseen
+    // (docs/research/many_objectives.md#wall-1-markers-never-seen-in-training)
+    markers: false,
     distinctAnswers: true, // every name of a question once, so each copy is a one-word lookup
     questionOnce: true, // the memory context shows the question before the first turn only (MEM1's internal state)
     validCount: 32, // validation sets of held-out training subjects: they choose, the test sets report
   },
   sft: {
+    // the read of a fact forms after ~2,600 steps
+    // (docs/research/paper_regime.md#the-question-once-mem1s-state-its-later-turns-drilled-by-joined-tasks)
     steps: 5200,
-    batchSize: 8,
-    lr: 2e-3,
-    warmupSteps: 20,
-    demos: 3200,
+    batchSize: 8, // 8 sequences a step: the regime in ~30 minutes (docs/research/default_run.md)
+    lr: 2e-3, // the rate the released policy was trained with
+    warmupSteps: 20, // the rate's linear start
+    demos: 3200, // half under each context policy
     // the cold start keeps the wrong city 30 % of the time where a document holds both: behaviour cloning's
     // imperfect memory, which RL is to improve; every other step of the teacher is exact
     dropProbability: 0.3,
     teacherMemory: "state-relations-bare", // the open objectives, then the answers found: the same work every turn
-    pretrainSteps: 450, // the induction warm-up: at least 450 steps, ended by its loss (pretrainLoss) by 750
-    pretrainHorizon: 750,
+    // the induction warm-up: at least 450 steps, ended by its loss (pretrainLoss) by 750
+    // (docs/research/paper_regime.md#the-induction-warm-up)
+    pretrainSteps: 450,
+    pretrainHorizon: 750, // the warm-up's cosine ends here: the head forms while the rate is still high
     pretrainLoss: 1, // a formed induction head's copy loss is under 0.5, none 3-5
     recallSteps: 200, // then the recall warm-up: a fact found by its (subject, relation) pair, ended by its loss
-    recallHorizon: 1500,
+    recallHorizon: 1500, // the recall warm-up's last step at most
     recallLoss: 0.3, // under ln 2 (a guess between a subject's two facts): the pair is read
-    inductionMix: 0.25,
+    inductionMix: 0.25, // induction sequences kept in the SFT pool, a quarter of the demonstrations
     horizons: [1300, 1950, 2600, 3900], // the cosine restarts at these steps (the read forms late)
     joinShare: 0.5, // half the memory demonstrations are training questions joined into longer open lists
-    drillMix: 2,
-    drillKinds: ["extract"],
-    drillFrom: 3900, // the first turn's extraction drilled once the read has formed
+    drillMix: 2, // the first turn's extraction drilled on random names, twice the demonstrations' sequences
+    drillFrom: 3900, // the drill joins once the read has formed: from the first step it keeps the read from forming
   },
   rl: {
-    algorithms: ["mempo", "grpo"],
+    algorithms: ["mempo", "grpo"], // each from the SFT weights
     steps: 72, // about ten minutes an algorithm on 2 cores: two thirds of the main job
-    questionsPerStep: 4,
+    questionsPerStep: 4, // 4 × G = 32 episodes a step
     groupSize: 8, // G = 8 rollouts a question (verl's default n): room for both choices at each decision
-    lr: 5e-5,
-    criticLr: 1e-3,
+    lr: 5e-5, // chosen on the training reward (docs/research/rl_budget.md#how-the-rl-learning-rate-was-chosen)
+    criticLr: 1e-3, // PPO's critic
+    klCoef: 0.001, // a light pull to the SFT policy (verl's example)
+    klEstimator: "low_var_kl", // verl's default
+    clipLow: 0.2, // PPO's ε
+    clipHigh: 0.2, // symmetric, as PPO's paper
+    ppoEpochs: 1, // one update per batch: on-policy
+    miniBatchSize: 16, // turn sequences per update
+    maxGradNorm: 1, // verl's grad_clip
+    temperature: 1, // rollouts sample the policy as it is
+    maxTurns: 16, // a joined task of up to 4 + 2 objectives: a search per hop (12 at most) and the answer
+    maxTurnTokens: 64, // also caps the teacher's turns in the SFT demonstrations
+    epsilon: 1e-6, // verl's GRPO normaliser
+    std: "bessel", // verl's
+    // MemPO's A^M weighs as the outcome advantage
+    // (docs/research/what_to_remember.md#mempos-setting-chosen-on-validation)
+    memCoef: 1,
+    // MemPO's code keeps the answer tokens the model gives probability > 0.5
+    // (docs/research/memory_advantage.md#the-answer-confidence-threshold)
+    memThreshold: 0.5,
+    vfCoef: 0.5, // PPO's value loss
+    valueClip: 0.5, // verl's cliprange_value
+    gamma: 1, // PPO's GAE: the outcome reward undiscounted
+    lambda: 0.95, // GAE's λ, PPO paper's value
+    checkpointEvery: 8, // nine checkpoints an algorithm: a kill loses at most a minute or two
+    // half the RL tasks are training questions joined to 2-4 objectives
+    // (docs/research/paper_regime.md#rl-on-joined-tasks-rljoinshare)
+    joinShare: 0.5,
+    joinMax: 4, // 1-4 objectives joined to a question (validateConfig: their searches fit rl.maxTurns)
+  },
+  eval: {
+    questions: 32, // every test question
+    maxTurns: 24, // 8 objectives: a search per hop (16 at most) and the answer
+    maxTurnTokens: 96, // more than training's 64: 6- and 8-objective memories are longer
+  },
+};
+
+// CI's check of the whole pipeline in ~2 minutes: SFT from scratch on a small world of 1-objective questions, so the
+// policy gets rewards that RL can raise within a few steps (docs/research/rl_budget.md#the-quick-presets-check-in-ci).
+const QUICK: ExperimentConfig = {
+  preset: "quick", // what --preset names
+  name: "quick", // runs/quick
+  seed: 0, // CI reads one draw
+  backend: "wasm", // as the default
+  dataDir: "data", // the tools read data/<preset> (presetDataDir)
+  model: "small", // the default's model: the same code paths, a smaller task
+  data: {
+    trainCount: 300, // enough questions for 200 demonstrations and 8 RL steps
+    testCount: 4, // four questions a test set: seconds of evaluation
+    testObjectives: [1, 2, 4], // 2 and 4 objectives unseen in training
+    trainObjectives: 1, // 1-objective questions: SFT learns them in 100 steps
+    sizes: { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 }, // a world read in seconds
+    markers: false, // as the default
+    validCount: 4, // validation sets: what deno task train --stage sft reports and release chooses by
+  },
+  sft: {
+    steps: 100, // SFT's loss is below 0.1 by then on this world
+    batchSize: 16, // 1,600 sequences drawn over the 100 steps
+    lr: 3e-3, // a short schedule: a higher rate than the default's
+    warmupSteps: 10, // the rate's linear start
+    demos: 200, // half under each context policy
+    dropProbability: 0.3, // as the default: the imperfect memory RL is to improve
+    teacherMemory: "state-relations", // the open objectives with ';' between them, then the answers found
+    pretrainSteps: 0, // no induction warm-up: 1-objective answers are read within SFT
+    inductionMix: 0, // no warm-up: nothing to keep
+  },
+  rl: {
+    algorithms: ["mempo", "grpo"], // the comparison the package is about
+    steps: 8, // enough for the training reward to move
+    questionsPerStep: 4, // 16 episodes a step
+    groupSize: 4, // G = 4: GRPO and MemPO have a group to normalise
+    // at 5e-5 GRPO's second-half training reward fell below its first
+    // (docs/research/rl_budget.md#the-quick-presets-check-in-ci)
+    lr: 1e-4,
+    criticLr: 1e-3, // as the default, and so on for the update's settings
     klCoef: 0.001,
     klEstimator: "low_var_kl",
     clipLow: 0.2,
@@ -632,71 +442,35 @@ const DEFAULT: ExperimentConfig = {
     miniBatchSize: 16,
     maxGradNorm: 1,
     temperature: 1,
-    maxTurns: 16,
-    maxTurnTokens: 64,
-    epsilon: 1e-6,
+    maxTurns: 8, // a 1-objective question needs three turns at most (two searches, the answer)
+    maxTurnTokens: 48, // 1-objective turns are short
+    epsilon: 1e-6, // verl's GRPO normaliser, as the default
     std: "bessel",
-    memCoef: 1,
-    memThreshold: 0.5, // MemPO's code keeps the answer tokens the model gives probability > 0.5
-    vfCoef: 0.5,
+    memCoef: 1, // MemPO's A^M weighs as the outcome advantage
+    memThreshold: 0.5, // as the default
+    vfCoef: 0.5, // PPO's settings, as the default
     valueClip: 0.5,
     gamma: 1,
     lambda: 0.95,
-    checkpointEvery: 8,
-    joinShare: 0.5, // half the RL tasks are training questions joined to 2-4 objectives
-    joinMax: 4,
+    checkpointEvery: 2, // a checkpoint every second step: CI's resume tests have several to resume from
   },
-  eval: { questions: 32, maxTurns: 24, maxTurnTokens: 96 },
+  eval: {
+    questions: 4, // every test question
+    maxTurns: 12, // 4 two-hop objectives: 8 searches and the answer, room to spare
+    maxTurnTokens: 64, // more than RL's 48: 2- and 4-objective memories are longer
+  },
 };
 
 /** Preset names. */
-export type ExperimentPresetName = "default" | "quick" | "paper" | "short";
+export type ExperimentPresetName = "default" | "quick";
 
 /**
- * The presets: `default` (the paper's regime in ~30 minutes on 2 CPU cores: a memory agent that holds at 6 and 8
- * objectives where the full-context one collapses, then MemPO and GRPO on joined tasks; docs/research/default_run.md),
- * `quick` (CI, ~3 minutes), `paper` (the same regime as the lineage measured it, 16 sequences a step, about 50
- * minutes: docs/research/paper_regime.md) and `short` (the default up to commit 201ccf1: 650 SFT steps, ~13 minutes,
- * not in the regime; most of docs/research was measured on it).
+ * The presets: `default` (RL from the released SFT policy on the paper's regime, ~30 minutes on 2 CPU cores;
+ * docs/research/what_to_remember.md) and `quick` (CI's whole pipeline on a small world, ~2 minutes).
  */
 export const PRESETS: Readonly<Record<ExperimentPresetName, ExperimentConfig>> = Object.freeze({
   default: DEFAULT,
-  quick: {
-    ...BASE,
-    preset: "quick",
-    name: "quick",
-    model: "small",
-    // a small world, 1-objective training questions: the policy learns enough in SFT to get rewards
-    // that RL can raise within a few steps
-    data: {
-      trainCount: 300,
-      testCount: 4,
-      testObjectives: [1, 2, 4],
-      trainObjectives: 1,
-      sizes: { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 },
-      markers: false,
-      // validation sets of held-out training subjects: what deno task train --stage sft reports and release chooses by
-      validCount: 4,
-    },
-    sft: {
-      ...BASE.sft,
-      steps: 100,
-      batchSize: 16,
-      lr: 3e-3,
-      warmupSteps: 10,
-      demos: 200,
-      pretrainSteps: 0,
-      inductionMix: 0,
-    },
-    // lr 1e-4: with the q-markers, lr 5e-5 left GRPO's second-half mean training reward below its first (0.44 → 0.41,
-    // one draw of 16 questions per half); at 1e-4, 0.44 → 0.56 (MemPO, threshold 0.5) and 0.47 → 0.58 (GRPO, on the
-    // same questions), KL to the reference ≤ 0.051. Both readings are within the noise of the question draw
-    // (docs/research/rl_budget.md#the-quick-presets-check-in-ci)
-    rl: { ...BASE.rl, steps: 8, questionsPerStep: 4, groupSize: 4, lr: 1e-4, maxTurnTokens: 48, checkpointEvery: 2 },
-    eval: { questions: 4, maxTurns: 12, maxTurnTokens: 64 },
-  },
-  paper: PAPER,
-  short: BASE,
+  quick: QUICK,
 });
 
 /** A deep partial of the config, for overrides from flags or `--config run.json`. */
@@ -808,7 +582,7 @@ export function valueAt(x: unknown, path: string): unknown {
  *
  * const { teacherMemory: _, ...sft } = PRESETS.quick.sft;
  * assert.equal(teacherMemory({ ...PRESETS.quick, sft }), "state-relations");
- * assert.equal(teacherMemory({ ...PRESETS.quick, sft: { ...sft, teacherMemory: "slots" } }), "slots");
+ * assert.equal(teacherMemory(PRESETS.default), "state-relations-bare");
  * ```
  */
 export function teacherMemory(config: ExperimentConfig): MemoryFormat {
@@ -923,8 +697,7 @@ function issueMessage(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[] = 
 /**
  * Checks every field against {@linkcode EXPERIMENT_CONFIG_SCHEMA} (types,
  * ranges, unknown keys at every depth, sections that are not objects), then
- * the rules between fields (world sizes, markers: `trainMarkers`, `trainOrder: "shuffled"` and the slots teacher
- * need `markers`, evaluation questions);
+ * the rules between fields (world sizes, joined tasks, drills, warm-up horizons, evaluation questions);
  * throws a {@linkcode UsageError} naming the first bad field and its value as
  * given. Returns the input itself (not a copy), so the config's key order and
  * its absent optional fields stay as they were.
@@ -958,84 +731,11 @@ export function validateConfig(c: unknown): ExperimentConfig {
   const fail = (message: string): never => {
     throw new UsageError(`Invalid config: ${message}`);
   };
-  if (config.data.trainMarkers !== undefined && config.data.trainMarkers > 0) {
-    const most = Math.max(...[config.data.trainObjectives ?? 2, config.data.auxObjectives ?? []].flat());
-    if (config.data.trainMarkers < most) {
-      fail(
-        `data.trainMarkers must be 0 or ≥ the most training objectives (${most}), current value is ${config.data.trainMarkers}`,
-      );
-    }
-  }
-  // without markers a question only separates its parts: nothing may depend on a marker the question does not show
-  if (config.data.markers === false) {
-    const unmarked = "data.markers is false (questions show no q1 … q8)";
-    if (config.data.trainOrder === "shuffled") {
-      fail(
-        `data.trainOrder "shuffled" needs data.markers true: ${unmarked}, so a shuffled part cannot be matched to ` +
-          `its answer, which stays in marker order; current values are data.markers false, data.trainOrder "shuffled"`,
-      );
-    }
-    if ((config.data.trainMarkers ?? 0) > 0) {
-      fail(
-        `data.trainMarkers > 0 needs data.markers true: ${unmarked}, so the markers drawn are never seen; current ` +
-          `values are data.markers false, data.trainMarkers ${config.data.trainMarkers}`,
-      );
-    }
-    if (config.sft.teacherMemory === "slots") {
-      fail(
-        `sft.teacherMemory "slots" needs data.markers true: ${unmarked}, and the slots teacher names each ` +
-          `objective by its marker; current values are data.markers false, sft.teacherMemory "slots"`,
-      );
-    }
-  }
-  if (
-    (config.sft.drillMix ?? 0) > 0 &&
-    !["state-relations", "state-relations-bare", "state"].includes(teacherMemory(config))
-  ) {
-    fail(
-      `sft.drillMix > 0 needs a state memory with the open objectives first (sft.teacherMemory ` +
-        `"state-relations", "state-relations-bare" or "state"): the memory drills ` +
-        `are its list operations; current values are sft.drillMix ${config.sft.drillMix}, ` +
-        `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
-    );
-  }
-  if ((config.sft.carryShare ?? 0) > 0 && !teacherMemory(config).startsWith("state-chain")) {
-    fail(
-      `sft.carryShare > 0 needs a chain memory (sft.teacherMemory "state-chain", "state-chain-bare" or "state-chain-linked"): the drill ` +
-        `carries answers in its list; current values are sft.carryShare ${config.sft.carryShare}, ` +
-        `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
-    );
-  }
-  if (config.sft.carryIndex && !((config.sft.carryShare ?? 0) > 0 && config.data.subjectIndex)) {
-    fail(
-      `sft.carryIndex needs sft.carryShare > 0 and data.subjectIndex (it lengthens the carried episodes' subject ` +
-        `index); current values are sft.carryShare ${config.sft.carryShare}, data.subjectIndex ` +
-        `${config.data.subjectIndex}`,
-    );
-  }
-  if (
-    config.data.questionOnce &&
-    !["state-relations", "state-relations-bare", "state-stack"].includes(teacherMemory(config))
-  ) {
-    fail(
-      `data.questionOnce needs a memory that carries the open objectives with their relations (sft.teacherMemory ` +
-        `"state-relations", "state-relations-bare" or "state-stack"): no turn after the first sees the question; ` +
-        `current value is ` +
-        `sft.teacherMemory ${JSON.stringify(teacherMemory(config))}`,
-    );
-  }
   if ((config.sft.joinShare ?? 0) > 0 && !config.data.questionOnce) {
     fail(
       `sft.joinShare > 0 needs data.questionOnce (a joined question, longer than training's, must stay out of ` +
         `every learned turn's context); current values are sft.joinShare ${config.sft.joinShare}, ` +
         `data.questionOnce ${config.data.questionOnce}`,
-    );
-  }
-  if (config.rl.filterGroups === true && config.rl.groupSize < 2) {
-    // a group of one has one reward: never two that differ, so every batch would be drawn and none kept
-    fail(
-      `rl.filterGroups needs rl.groupSize ≥ 2 (a group of one never has rewards that differ); current values are ` +
-        `rl.filterGroups true, rl.groupSize ${config.rl.groupSize}`,
     );
   }
   if ((config.rl.joinShare ?? 0) > 0) {
@@ -1046,22 +746,16 @@ export function validateConfig(c: unknown): ExperimentConfig {
           `training's); ${why}, data.questionOnce ${config.data.questionOnce}`,
       );
     }
-    // a joined task has up to joinMax + the longest training question's objectives (of every world RL draws from),
-    // each a search at least, and the answer: with fewer turns the largest joins cannot end, their groups all 0
-    // (GRPO's advantage 0, rollouts wasted)
-    const aux = config.rl.worlds === "all" && (config.data.auxWorlds ?? 0) > 0;
-    const longest = Math.max(
-      ...[config.data.trainObjectives ?? 2].flat(), // unset: 2
-      ...(aux ? [config.data.auxObjectives ?? config.data.trainObjectives ?? 2].flat() : []),
-    );
+    // a joined task has up to joinMax + the longest training question's objectives, each a search at least, and the
+    // answer: with fewer turns the largest joins cannot end, their groups all 0 (GRPO's advantage 0, rollouts wasted)
+    const longest = Math.max(...[config.data.trainObjectives ?? 2].flat()); // unset: 2
     const joinMax = config.rl.joinMax ?? DEFAULT_JOIN_MAX;
     if (config.rl.maxTurns < joinMax + longest + 1) {
       fail(
         `rl.joinShare > 0 needs rl.maxTurns ≥ rl.joinMax + the most objectives of a training question + 1 (a search ` +
           `per objective and the answer): ${joinMax} + ${longest} + 1 = ${joinMax + longest + 1}; ${why}, ` +
           `rl.maxTurns ${config.rl.maxTurns}, rl.joinMax ${config.rl.joinMax ?? `unset (${DEFAULT_JOIN_MAX})`}, ` +
-          `data.trainObjectives ${JSON.stringify(config.data.trainObjectives)}` +
-          (aux ? `, rl.worlds "all", data.auxObjectives ${JSON.stringify(config.data.auxObjectives)}` : ""),
+          `data.trainObjectives ${JSON.stringify(config.data.trainObjectives)}`,
       );
     }
     if (config.rl.algorithms.includes("ppo")) {
@@ -1128,12 +822,9 @@ export function validateConfig(c: unknown): ExperimentConfig {
   if (config.eval.questions > config.data.testCount) {
     fail(`eval.questions (${config.eval.questions}) must be ≤ data.testCount (${config.data.testCount})`);
   }
-  const { validCount = 0, validFraction } = config.data;
+  const { validCount = 0 } = config.data;
   if (validCount > 0 && config.eval.questions > validCount) {
     fail(`eval.questions (${config.eval.questions}) must be ≤ data.validCount (${validCount}) when it is set`);
-  }
-  if (validFraction !== undefined && !(validFraction > 0 && validFraction < 1)) {
-    fail(`data.validFraction must be in (0, 1), current value is ${validFraction}`);
   }
   return config;
 }

@@ -155,7 +155,7 @@ export function objectiveMarker(i: number): string {
 
 /**
  * The word naming objective `i` of a question: its own marker if it has one
- * (training questions may draw theirs, see `QaSplitOptions.trainMarkers`),
+ * (set when the question is drawn),
  * else `objectiveMarker(i)`.
  *
  * Source: this package (see {@linkcode objectiveMarker}).
@@ -221,24 +221,6 @@ export interface QaSplitOptions {
   /** Share of each type's entities reserved as test subjects. @default 0.3 */
   testFraction?: number;
   /**
-   * Markers of the training questions: 0 names a k-objective question's
-   * objectives `q1`…`qk`, as every test question; `m ≥ 1` starts the run of k
-   * consecutive markers at a random place in `q1`…`qm` (`q4 … ; q5 …`), so
-   * that training on 1–4 objectives shows every marker an 8-objective test
-   * question uses, each followed by the next. Drawn from their own stream: the
-   * questions and test sets are those of `trainMarkers: 0`. @default 0
-   */
-  trainMarkers?: number;
-  /**
-   * Order of a training question's marked parts: `"marker"` (`q1 … ; q2 …`, as
-   * every test question) or `"shuffled"` (`q2 … ; q1 …`, a seeded permutation,
-   * so the subject of objective i can only be found by its marker, not by its
-   * place; the objectives, answers and the teacher's order stay q1…qk). Drawn
-   * from their own stream: the questions and test sets are those of
-   * `"marker"`. @default "marker"
-   */
-  trainOrder?: "marker" | "shuffled";
-  /**
    * Whether a question names its objectives (`q1 … ; q2 …`) or only separates
    * them (`… ; …`). Without markers every word of an 8-objective question
    * (entity names aside) also occurs in 1–4-objective training questions.
@@ -270,16 +252,17 @@ export interface QaSplitOptions {
   subjectIndex?: SubjectIndex;
   /**
    * Questions per validation set, one set per test objective count, asked about validation subjects: a share
-   * (`validFraction`) of each type's non-test entities that no training question then asks about. What a choice of
+   * (15 %, at least one, never a type's last) of each type's non-test entities that no training question then asks about. What a choice of
    * recipe is read from, so that the test sets are read once, at the end. The test sets are those drawn without a
    * validation split (the training questions of the full pool are drawn and set aside, so the shared stream reaches
    * the test sets where it would have; the training questions come from their own stream). 0: no split, the training
    * set is the one without it. @default 0
    */
   validCount?: number;
-  /** Share of each type's non-test entities kept as validation subjects when `validCount > 0` (at least one each, never a type's last). @default 0.15 */
-  validFraction?: number;
 }
+
+// share of each type's non-test entities kept as validation subjects when validCount > 0
+const VALID_FRACTION = 0.15;
 
 /** Where a question lists its subjects ({@linkcode QaSplitOptions}' `subjectIndex`): nowhere, first, or last. */
 export type SubjectIndex = boolean | "end";
@@ -584,13 +567,10 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     testCount = 32,
     testObjectives = [1, 2, 4, 6, 8],
     testFraction = 0.3,
-    trainMarkers = 0,
-    trainOrder = "marker",
     markers = true,
     distinctAnswers = false,
     subjectIndex = false,
     validCount = 0,
-    validFraction = 0.15,
   } = options;
   if (!(testFraction > 0 && testFraction < 1)) {
     throw new RangeError(`Cannot build QA splits: testFraction must be in (0, 1), current value is ${testFraction}`);
@@ -599,9 +579,6 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     throw new RangeError(
       `Cannot build QA splits: validCount must be an integer ≥ 0, current value is ${JSON.stringify(validCount)}`,
     );
-  }
-  if (!(validFraction > 0 && validFraction < 1)) {
-    throw new RangeError(`Cannot build QA splits: validFraction must be in (0, 1), current value is ${validFraction}`);
   }
   const rng = createRng(seed);
   const train = new Map<EntityType, string[]>();
@@ -614,7 +591,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     train.set(type, names.slice(nTest));
     if (validCount > 0) {
       // at least one each, but never a type's last training entity (its templates stay in training)
-      const nValid = Math.max(0, Math.min(names.length - nTest - 1, testShare(names.length - nTest, validFraction)));
+      const nValid = Math.max(0, Math.min(names.length - nTest - 1, testShare(names.length - nTest, VALID_FRACTION)));
       valid.set(type, names.slice(nTest, nTest + nValid));
     }
   }
@@ -637,39 +614,16 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
   const maxTest = Math.max(...testObjectives);
   if (validCount > 0 && validSubjects.size < maxTest) {
     throw new RangeError(
-      `Cannot build QA splits: ${validSubjects.size} validation subjects (validFraction ${validFraction}) cannot ` +
+      `Cannot build QA splits: ${validSubjects.size} validation subjects (validFraction ${VALID_FRACTION}) cannot ` +
         `make ${maxTest}-objective questions`,
     );
   }
-  if (!(Number.isInteger(trainMarkers) && trainMarkers >= 0) || (trainMarkers > 0 && trainMarkers < Math.max(...ks))) {
-    throw new RangeError(
-      `Cannot build QA splits: trainMarkers must be 0 or an integer ≥ the largest trainObjectives (${
-        Math.max(...ks)
-      }), current value is ${trainMarkers}`,
+  const drawTrain = (pool: Map<EntityType, string[]>, r: Rng) =>
+    Array.from(
+      { length: trainCount },
+      (_, i) =>
+        makeQuestion(world, pool, ks[i % ks.length]!, r, undefined, undefined, markers, distinctAnswers, subjectIndex),
     );
-  }
-  const markerRng = createRng(hashSeed(seed, hashString("markers")));
-  const drawMarkers = (k: number) => {
-    if (trainMarkers === 0) return undefined;
-    const start = markerRng.int(trainMarkers - k + 1);
-    return Array.from({ length: k }, (_, i) => objectiveMarker(start + i));
-  };
-  if (trainOrder !== "marker" && trainOrder !== "shuffled") {
-    throw new RangeError(
-      `Cannot build QA splits: trainOrder must be "marker" or "shuffled", current value is ${
-        JSON.stringify(trainOrder)
-      }`,
-    );
-  }
-  const orderRng = createRng(hashSeed(seed, hashString("order")));
-  const drawOrder = (k: number) =>
-    trainOrder === "shuffled" ? shuffled(Array.from({ length: k }, (_, i) => i), orderRng) : undefined;
-  const drawTrain = (pool: Map<EntityType, string[]>, r: Rng, withOrder: boolean) =>
-    Array.from({ length: trainCount }, (_, i) => {
-      const k = ks[i % ks.length]!;
-      const [m, o] = withOrder ? [drawMarkers(k), drawOrder(k)] : [undefined, undefined];
-      return makeQuestion(world, pool, k, r, m, o, markers, distinctAnswers, subjectIndex);
-    });
   const drawSets = (pool: Map<EntityType, string[]>, r: Rng, count: number) =>
     new Map(
       testObjectives.map((k) => [
@@ -679,14 +633,13 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
       ]),
     );
   let trainQuestions: QaItem[];
-  if (validCount === 0) trainQuestions = drawTrain(train, rng, true);
+  if (validCount === 0) trainQuestions = drawTrain(train, rng);
   else {
-    // the full pool's training questions only advance the shared stream (markers and order do not draw from it), so
-    // the test sets below are the ones without a split; the training set comes from its own stream, without the
-    // validation subjects
-    drawTrain(train, rng, false);
+    // the full pool's training questions only advance the shared stream, so the test sets below are the ones without
+    // a split; the training set comes from its own stream, without the validation subjects
+    drawTrain(train, rng);
     const trainPool = new Map([...train].map(([t, names]) => [t, names.filter((n) => !validSubjects.has(n))]));
-    trainQuestions = drawTrain(trainPool, createRng(hashSeed(seed, hashString("valid-train"))), true);
+    trainQuestions = drawTrain(trainPool, createRng(hashSeed(seed, hashString("valid-train"))));
   }
   const testSets = drawSets(test, rng, testCount);
   return {

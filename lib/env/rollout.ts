@@ -25,11 +25,6 @@ export interface EpisodeTask {
   groupId: string | number;
   /** The sub-questions, when known (the scripted teacher needs them). */
   subQuestions?: readonly SubQuestion[];
-  /**
-   * How many of the first `subQuestions` were resolved before the episode: a task that continues a longer one
-   * (`carriedObjectives`, SFT only), whose first memory the scripted teacher writes as theirs. @default 0
-   */
-  doneBefore?: number;
   /** The question's own search tool (a question of another world); default the env's. */
   search?: SearchIndex;
   /**

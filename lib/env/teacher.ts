@@ -125,21 +125,6 @@ export interface TeacherOptions {
   seed?: number;
   /** What its `<mem>` holds ({@linkcode MemoryFormat}). @default "state-relations" */
   memory?: MemoryFormat;
-  /**
-   * A chain memory's drill of the answers' copy ({@linkcode carriedAnswers}): a share of the episodes start
-   * with answers carried from before the question. @default none
-   */
-  carry?: CarryOptions;
-}
-
-/** Options of {@linkcode carriedAnswers}. */
-export interface CarryOptions {
-  /** Share of the episodes whose memory starts with carried answers, in [0, 1]. */
-  share: number;
-  /** Most names carried (each episode draws 1 … max). */
-  max: number;
-  /** The names to draw from (those of the question are skipped). */
-  names: readonly string[];
 }
 
 /** The word a dropped answer becomes in a state memory and in the answer. */
@@ -451,10 +436,9 @@ export function stateTeacherTurn(
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are left out once they leave the chain.
  * @param options `bare`: no `;` between the memory's answers; `linked`: a new objective's think starts with the
- *   subject just finished; `carried`: answers found before the question ({@linkcode carriedAnswers}), first in the
- *   memory's answers and in the final answer; `done`: how many of the first objectives were resolved before turn 0
- *   (an episode that continues a longer task, {@linkcode carriedObjectives}: turn 0 is the plan's turn after their
- *   hops, its memory theirs). @default none
+ *   subject just finished; `carried`: answers found before the question, first in the memory's answers and in the
+ *   final answer; `done`: how many of the first objectives were resolved before turn 0 (turn 0 is the plan's turn
+ *   after their hops, its memory theirs). @default none
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -648,56 +632,7 @@ export function droppedObjectives(question: string, count: number, options: Teac
   return new Set(Array.from({ length: count }, (_, i) => i).filter(() => rng.next() < dropProbability));
 }
 
-/**
- * The answers a chain memory's episode carries from before its question: a
- * drill of the answers' copy at list lengths the 1–4-objective training
- * questions lack. With probability `share` (per question, seeded like the
- * drops) the memory starts with 1 … `max` distinct names drawn from `names`
- * (none of the question's words), which every later memory copies and the
- * final answer lists first, as if the episode went on from an earlier task.
- * Nothing else changes: the question, its documents and its steps are the
- * episode's own, and every name the memory writes beyond the carried ones
- * is read from a document, so the drill teaches no name out of nowhere (the
- * random-name drills of `memory_drill.ts` taught that: docs/research/paper_regime.md).
- *
- * Source: this package (the induction warm-up's idea, on the memory's own list).
- *
- * @param question The question's text (the seed's key).
- * @param words Words the carried names must avoid (the question's names, its answers).
- * @param options Share, most names, and the names to draw from.
- * @param seed Seed.
- * @returns The carried names, in the memory's order (empty for most questions when `share` < 1).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { carriedAnswers } from "./teacher.ts";
- *
- * const names = ["brubrar", "muzox", "kalmar", "tesla", "olvan"];
- * const carried = carriedAnswers("zorbex was born where ?", new Set(["kalmar"]), { share: 1, max: 3, names }, 0);
- * assert.ok(carried.length >= 1 && carried.length <= 3 && !carried.includes("kalmar"));
- * assert.equal(new Set(carried).size, carried.length);
- * assert.deepEqual(carriedAnswers("zorbex was born where ?", new Set(), { share: 0, max: 3, names }, 0), []);
- * ```
- */
-export function carriedAnswers(
-  question: string,
-  words: ReadonlySet<string>,
-  options: CarryOptions,
-  seed: number,
-): string[] {
-  const { share, max, names } = options;
-  checkCarry(share, max);
-  const rng = createRng(hashSeed(seed + 7, hashString(question)));
-  if (!(rng.next() < share)) return [];
-  const pool = [...new Set(names)].filter((n) => !words.has(n));
-  const count = Math.min(pool.length, 1 + rng.int(max));
-  const out: string[] = [];
-  for (let i = 0; i < count; i++) out.push(...pool.splice(rng.int(pool.length), 1));
-  return out;
-}
-
-/** The carry drill's share and most items, checked ({@linkcode carriedAnswers}, {@linkcode carriedObjectives}). */
+/** The joined objectives' share and most items, checked ({@linkcode carriedObjectives}). */
 function checkCarry(share: number, max: number): void {
   if (!(share >= 0 && share <= 1)) {
     throw new RangeError(`Invalid teacher: carry.share must be in [0, 1], current value is ${share}`);
@@ -708,25 +643,18 @@ function checkCarry(share: number, max: number): void {
 }
 
 /**
- * The objectives an episode's task continues (`sft.carryIndex`): the carry
- * drill of {@linkcode carriedAnswers} as a longer task that the episode goes
- * on with. With probability `share` (per question, seeded) it draws 1 …
- * `max` objectives of other training questions (`pool`), none sharing a name
- * with the question or with each other, which count as resolved before turn
- * 0: their subjects lead the question's subject index, their answers lead
- * the memory's list, and the first memory is the one the plan writes after
- * their hops (`chainTeacherTurn`'s `done`). The next subject after the last
- * of them is the question's first, so every lookup of the next subject meets
- * an index as long as the drill makes it, while the question's text keeps
- * its own objectives.
+ * The objectives joined to a task (`sft.joinShare`, `rl.joinShare`): with
+ * probability `share` (per question, seeded) 1 … `max` objectives of other
+ * training questions (`pool`), none sharing a name with the question or
+ * with each other.
  *
- * Source: this package (the carry drill, for the think's lookup in the index).
+ * Source: this package (MEM1's state extended past the training questions' length).
  *
  * @param question The question's text (the seed's key).
- * @param words Words the carried objectives must avoid (the question's names).
+ * @param words Words the joined objectives must avoid (the question's names).
  * @param options Share, most objectives, and the objectives to draw from.
  * @param seed Seed.
- * @returns The carried objectives, in the task's order (empty for most questions when `share` < 1).
+ * @returns The joined objectives, in the task's order (empty for most questions when `share` < 1).
  *
  * @example
  * ```ts
@@ -792,7 +720,7 @@ export function carriedObjectives(
  * ```
  */
 export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}): AgentPolicy {
-  const { dropProbability = 0.3, seed = 0, memory = "state-relations", carry } = options;
+  const { dropProbability = 0.3, seed = 0, memory = "state-relations" } = options;
   if (!MEMORY_FORMATS.includes(memory)) {
     throw new RangeError(
       `Invalid teacher: memory must be one of ${MEMORY_FORMATS.map((f) => JSON.stringify(f)).join(", ")}, ` +
@@ -800,36 +728,8 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
     );
   }
   const layout = memory === "slots" ? undefined : stateLayout(memory);
-  if (carry !== undefined && !layout?.chain) {
-    throw new RangeError(
-      `Invalid teacher: carry needs a chain memory ("state-chain", "state-chain-bare", "state-chain-linked"), current value is ` +
-        JSON.stringify(memory),
-    );
-  }
-  // an episode's carried answers, drawn once per question (the same at every turn)
-  const carriedOf = new Map<string, string[]>();
-  const carriedFor = (question: string, subs: readonly SubQuestion[]): string[] => {
-    if (carry === undefined) return [];
-    let carried = carriedOf.get(question);
-    if (carried === undefined) {
-      const words = new Set(
-        [question.split(" "), subs.flatMap((q) => q.hops.flatMap((h) => [h.entity, h.answer]))].flat(),
-      );
-      carried = carriedAnswers(question, words, carry, seed);
-      carriedOf.set(question, carried);
-    }
-    return carried;
-  };
-  const turnOf = (
-    subs: readonly SubQuestion[],
-    turn: number,
-    dropped: ReadonlySet<number>,
-    question: string,
-    done: number,
-  ) =>
-    layout === undefined
-      ? teacherTurn(subs, turn, dropped)
-      : stateTeacherTurn(subs, turn, dropped, { ...layout, carried: carriedFor(question, subs), done });
+  const turnOf = (subs: readonly SubQuestion[], turn: number, dropped: ReadonlySet<number>) =>
+    layout === undefined ? teacherTurn(subs, turn, dropped) : stateTeacherTurn(subs, turn, dropped, layout);
   if (!(dropProbability >= 0 && dropProbability <= 1)) {
     throw new RangeError(`Invalid teacher: dropProbability must be in [0, 1], current value is ${dropProbability}`);
   }
@@ -838,20 +738,8 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
       return Promise.resolve(requests.map(({ episode }) => {
         const subs = episode.task.subQuestions;
         if (subs === undefined) throw new TypeError(`The teacher needs task.subQuestions (episode ${episode.id})`);
-        const done = episode.task.doneBefore ?? 0;
-        if (done > 0 && !layout?.chain) {
-          throw new RangeError(
-            `Invalid teacher: a task resolved in part before the episode (doneBefore ${done}, episode ${episode.id}) ` +
-              `needs a chain memory, current value is ${JSON.stringify(memory)}`,
-          );
-        }
-        // only the episode's own objectives are forgotten
-        const dropped = new Set(
-          [...droppedObjectives(episode.task.question, subs.length - done, { dropProbability, seed })].map((i) =>
-            i + done
-          ),
-        );
-        const t = turnOf(subs, episode.turns.length, dropped, episode.task.question, done);
+        const dropped = droppedObjectives(episode.task.question, subs.length, { dropProbability, seed });
+        const t = turnOf(subs, episode.turns.length, dropped);
         const text = t === null
           ? "</mem>"
           : `${t.mem} </mem> <think> ${t.think} </think> <${t.action}> ${t.content} </${t.action}>`;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type Algorithm, ALGORITHMS, DEFAULT_MAX_GEN_BATCHES, type ExperimentConfig } from "../config/experiment.ts";
+import { type Algorithm, ALGORITHMS, type ExperimentConfig } from "../config/experiment.ts";
 import type { KlEstimator } from "../loss/kl.ts";
 import { modelPreset } from "../model/config.ts";
 import { mempoOptions } from "../train/rl_trainer.ts";
@@ -242,17 +242,8 @@ export function notCarried(config: ExperimentConfig, algorithm: Algorithm): stri
     `rl.maxTurnTokens ${rl.maxTurnTokens}: verl's agent loop has no per-turn token limit (a turn stops at its closing tag)`,
     `rl.miniBatchSize ${rl.miniBatchSize} turn sequences: approximated by ppo_mini_batch_size above`,
   ];
-  if (rl.filterGroups === true) {
-    lines.push(
-      `rl.filterGroups true, rl.maxGenBatches ${rl.maxGenBatches ?? DEFAULT_MAX_GEN_BATCHES}: verl's main_ppo ` +
-        `trainer has no dynamic sampling; its DAPO recipe (python3 -m recipe.dapo.main_dapo) has, as ` +
-        `algorithm.filter_groups.enable=True, algorithm.filter_groups.metric=seq_final_reward, ` +
-        `algorithm.filter_groups.max_num_gen_batches=${rl.maxGenBatches ?? DEFAULT_MAX_GEN_BATCHES} (and stops ` +
-        `with an error where the package trains on the groups kept)`,
-    );
-  }
   if (algorithm === "mempo") {
-    lines.push("MemPO's settings (memCoef, memThreshold, memPool, …): config/mempo.json, read by mempo_verl");
+    lines.push("MemPO's settings (memCoef, memThreshold, memCredit): config/mempo.json, read by mempo_verl");
   }
   if (algorithm === "ppo") {
     lines.push(`rl.vfCoef ${rl.vfCoef}: verl's critic has its own optimizer (no value-loss weight)`);
@@ -294,8 +285,8 @@ export function renderOverrides(overrides: readonly VerlOverride[], notes: reado
  * `rl.mem*` fields through the same mapping the trainer uses (`mempoOptions`).
  *
  * ```text
- * variant ← memCredit, mem_coef ← memCoef, threshold ← memThreshold (null: off), coverage ← memCoverage, pool ← memPool,
- * close_tag ← memCloseTag, span_weight ← memSpanWeight, epsilon ← epsilon, std ← std
+ * variant ← memCredit, mem_coef ← memCoef, threshold ← memThreshold (null: off), epsilon ← epsilon, std ← std
+ * coverage false, pool "question", close_tag true, span_weight "token" (MemPO's; the package sets no other)
  * ```
  *
  * Source: this package's `mempoOptions` (lib/train/rl_trainer.ts) and their defaults.
@@ -319,10 +310,10 @@ export function mempoJson(config: ExperimentConfig): Record<string, unknown> {
     variant: credit.variant ?? "mempo",
     mem_coef: sequences.memCoef ?? 1,
     threshold: credit.threshold ?? null,
-    coverage: credit.coverage ?? false,
-    pool: credit.pool ?? "question",
-    close_tag: sequences.closeTag ?? true,
-    span_weight: sequences.spanWeight ?? "token",
+    coverage: false,
+    pool: "question",
+    close_tag: true,
+    span_weight: "token",
     epsilon: credit.epsilon ?? 1e-6,
     std: credit.std ?? "bessel",
     norm_by_std: true,

@@ -245,99 +245,169 @@ export async function compareRun(runDir: string, options: CompareOptions = {}): 
   await checkRunTokenizer(runDir, config.dataDir, "evaluate");
   // every checkpoint loaded must be the run's architecture over the run's tokenizer
   const expect = modelPreset(config.model, loaded.tokenizer.size);
-  const runSeed = config.rl.seed ?? config.seed;
 
   const rows: CompareRow[] = [];
+  const seedOptions = {
+    runDir,
+    config,
+    loaded,
+    expect,
+    objectives,
+    seedFile,
+    log,
+    stop,
+    onProgress: options.onProgress,
+  };
   for (const seed of seeds) {
     if (stop()) return undefined;
-    const dir = `${runDir}/compare/seed${seed}`;
-    const cfg = seedConfig(config, seed);
-    const key = { rl: cfg.rl, eval: cfg.eval, preset: cfg.preset };
-    const record = await readDerived<SeedRecord>(`${dir}/${seedFile}`, log);
-    const kept = record !== undefined && JSON.stringify(record.key) === JSON.stringify(key) ? record.rows : [];
-    const missing = objectives.filter((k) => !kept.some((r) => r.objectives === k));
-    if (missing.length === 0) {
-      log(`seed ${seed}: evaluated before (${dir}/${seedFile}), reused`);
-      rows.push(...kept.filter((r) => objectives.includes(r.objectives)));
-      continue;
+    const seedRows = await compareSeed(seed, seedOptions);
+    if (seedRows === undefined) return undefined;
+    rows.push(...seedRows);
+  }
+  rows.sort((a, b) => a.objectives - b.objectives || b.agent.localeCompare(a.agent) || a.seed - b.seed);
+  return await writeCompare({ runDir, outDir, config, split, seeds, objectives, resamples, rows, evalRows });
+}
+
+/** What {@linkcode compareSeed} reads of the comparison. */
+interface SeedOptions {
+  runDir: string;
+  config: ExperimentConfig;
+  loaded: LoadedData;
+  expect: ReturnType<typeof modelPreset>;
+  objectives: number[];
+  seedFile: string;
+  log: (message: string) => void;
+  stop: () => boolean;
+  onProgress: CompareOptions["onProgress"];
+}
+
+/**
+ * One RL seed's rows: reused from its record when they cover the objectives, else its MemPO and GRPO (the run's own,
+ * or the seed's branch, trained or resumed) evaluated on the missing test sets and recorded; undefined when stopped.
+ */
+async function compareSeed(seed: number, options: SeedOptions): Promise<CompareRow[] | undefined> {
+  const { runDir, config, loaded, expect, objectives, seedFile, log, stop } = options;
+  const runSeed = config.rl.seed ?? config.seed;
+  const dir = `${runDir}/compare/seed${seed}`;
+  const cfg = seedConfig(config, seed);
+  const key = { rl: cfg.rl, eval: cfg.eval, preset: cfg.preset };
+  const record = await readDerived<SeedRecord>(`${dir}/${seedFile}`, log);
+  const kept = record !== undefined && JSON.stringify(record.key) === JSON.stringify(key) ? record.rows : [];
+  const missing = objectives.filter((k) => !kept.some((r) => r.objectives === k));
+  if (missing.length === 0) {
+    log(`seed ${seed}: evaluated before (${dir}/${seedFile}), reused`);
+    return kept.filter((r) => objectives.includes(r.objectives));
+  }
+  // the weights: the run's own when it trained both at this seed, else the seed's branch
+  const own = seed === runSeed && COMPARED.every((a) => config.rl.algorithms.includes(a)) &&
+    (await Promise.all(COMPARED.map((a) => finished(`${runDir}/${a}`)))).every(Boolean);
+  let from: string;
+  let source: string;
+  if (own) {
+    from = runDir;
+    source = "run";
+    log(`seed ${seed}: the run's own MemPO and GRPO (its RL seed is ${runSeed})`);
+  } else {
+    from = dir;
+    source = `compare/seed${seed}`;
+    const branched = await readDerived<unknown>(`${dir}/config.json`, log);
+    if (JSON.stringify(branched) !== JSON.stringify(cfg)) {
+      // a different (or no) branch there: start it again from the run's SFT checkpoint
+      if (await pathExists(dir)) await Deno.remove(dir, { recursive: true });
+      await Deno.mkdir(dir, { recursive: true });
+      await branchRun(runDir, dir, cfg);
+      log(`seed ${seed}: branched from ${runDir}'s SFT checkpoint into ${dir}`);
+    } else log(`seed ${seed}: resuming ${dir}`);
+    const result = await runPipeline({
+      config: cfg,
+      outDir: dir,
+      resume: true,
+      evaluate: false,
+      onProgress: (e) => options.onProgress?.(seed, e),
+      shouldStop: stop,
+    });
+    if (!result.completed) {
+      if (stop()) return undefined; // the seed's checkpoint is saved: a second comparison resumes it
+      throw new DataError(`Cannot compare ${runDir}: seed ${seed} stopped before its RL finished (${dir})`);
     }
-    // the weights: the run's own when it trained both at this seed, else the seed's branch
-    const own = seed === runSeed && COMPARED.every((a) => config.rl.algorithms.includes(a)) &&
-      (await Promise.all(COMPARED.map((a) => finished(`${runDir}/${a}`)))).every(Boolean);
-    let from: string;
-    let source: string;
-    if (own) {
-      from = runDir;
-      source = "run";
-      log(`seed ${seed}: the run's own MemPO and GRPO (its RL seed is ${runSeed})`);
-    } else {
-      from = dir;
-      source = `compare/seed${seed}`;
-      const branched = await readDerived<unknown>(`${dir}/config.json`, log);
-      if (JSON.stringify(branched) !== JSON.stringify(cfg)) {
-        // a different (or no) branch there: start it again from the run's SFT checkpoint
-        if (await pathExists(dir)) await Deno.remove(dir, { recursive: true });
-        await Deno.mkdir(dir, { recursive: true });
-        await branchRun(runDir, dir, cfg);
-        log(`seed ${seed}: branched from ${runDir}'s SFT checkpoint into ${dir}`);
-      } else log(`seed ${seed}: resuming ${dir}`);
-      const result = await runPipeline({
-        config: cfg,
-        outDir: dir,
-        resume: true,
-        evaluate: false,
-        onProgress: (e) => options.onProgress?.(seed, e),
-        shouldStop: stop,
-      });
-      if (!result.completed) {
-        if (stop()) return undefined; // the seed's checkpoint is saved: a second comparison resumes it
-        throw new DataError(`Cannot compare ${runDir}: seed ${seed} stopped before its RL finished (${dir})`);
-      }
-    }
-    log(`seed ${seed}: evaluating MemPO and GRPO on ${missing.map((k) => `${k}`).join(", ")} objectives`);
-    const models: Model[] = [];
+  }
+  log(`seed ${seed}: evaluating MemPO and GRPO on ${missing.map((k) => `${k}`).join(", ")} objectives`);
+  const models: Model[] = [];
+  let evaluated: EvalRow[];
+  try {
     for (const a of COMPARED) {
       models.push((await loadCheckpoint(`${from}/${a}`, { trainable: false, expect })).models.policy!);
     }
-    const agents = COMPARED.map((a, i) => ({
-      name: AGENT_NAMES[a],
-      model: models[i]!,
-      contextPolicy: "memory" as const,
-    }));
-    const onRow = (r: EvalRow) => log(`seed ${seed}: ${r.agent} ${r.objectives} objectives EM ${r.em.toFixed(3)}`);
-    // the cells on a worker per core where the run's evaluation uses them (the same rows, bit for bit)
-    const workers = evalWorkersFor(loaded, models);
-    let evaluated: EvalRow[];
-    if (workers !== undefined) {
-      try {
-        evaluated = await workers.evaluate(agents, cfg.eval, onRow, missing);
-      } finally {
-        workers.close();
-      }
-    } else {
-      const data: LoadedData = { ...loaded, test: new Map([...loaded.test].filter(([k]) => missing.includes(k))) };
-      evaluated = await evaluateAgents(agents, data, cfg.eval, onRow);
-    }
-    for (const m of models) m.dispose();
-    const fresh = evaluated.map((r: EvalRow): CompareRow => ({
-      objectives: r.objectives,
-      agent: r.agent,
-      seed,
-      em: r.em,
-      f1: r.f1,
-      questionEm: r.questionEm!,
-      source,
-    }));
-    const all = [...kept, ...fresh].sort((a, b) => a.objectives - b.objectives || a.agent.localeCompare(b.agent));
-    await Deno.mkdir(dir, { recursive: true });
-    await writeFileAtomic(
-      `${dir}/${seedFile}`,
-      JSON.stringify({ seed, source, key, rows: all } satisfies SeedRecord, null, 2),
+    evaluated = await evaluateSeed(
+      models,
+      loaded,
+      cfg.eval,
+      missing,
+      (r) => log(`seed ${seed}: ${r.agent} ${r.objectives} objectives EM ${r.em.toFixed(3)}`),
     );
-    rows.push(...all.filter((r) => objectives.includes(r.objectives)));
+  } finally {
+    for (const m of models) m.dispose(); // every model loaded, whatever throws
   }
-  rows.sort((a, b) => a.objectives - b.objectives || b.agent.localeCompare(a.agent) || a.seed - b.seed);
+  const fresh = evaluated.map((r: EvalRow): CompareRow => ({
+    objectives: r.objectives,
+    agent: r.agent,
+    seed,
+    em: r.em,
+    f1: r.f1,
+    questionEm: r.questionEm!,
+    source,
+  }));
+  const all = [...kept, ...fresh].sort((a, b) => a.objectives - b.objectives || a.agent.localeCompare(b.agent));
+  await Deno.mkdir(dir, { recursive: true });
+  await writeFileAtomic(
+    `${dir}/${seedFile}`,
+    JSON.stringify({ seed, source, key, rows: all } satisfies SeedRecord, null, 2),
+  );
+  return all.filter((r) => objectives.includes(r.objectives));
+}
 
+/** MemPO's and GRPO's memory agents on the missing test sets, on a worker per core where the run's evaluation uses them. */
+async function evaluateSeed(
+  models: Model[],
+  loaded: LoadedData,
+  evalConfig: ExperimentConfig["eval"],
+  missing: number[],
+  onRow: (r: EvalRow) => void,
+): Promise<EvalRow[]> {
+  const agents = COMPARED.map((a, i) => ({
+    name: AGENT_NAMES[a],
+    model: models[i]!,
+    contextPolicy: "memory" as const,
+  }));
+  // the same rows, bit for bit, on the workers
+  const workers = evalWorkersFor(loaded, models);
+  if (workers !== undefined) {
+    try {
+      return await workers.evaluate(agents, evalConfig, onRow, missing);
+    } finally {
+      workers.close();
+    }
+  }
+  const data: LoadedData = { ...loaded, test: new Map([...loaded.test].filter(([k]) => missing.includes(k))) };
+  return await evaluateAgents(agents, data, evalConfig, onRow);
+}
+
+/** What {@linkcode writeCompare} reads. */
+interface CompareFiles {
+  runDir: string;
+  outDir: string;
+  config: ExperimentConfig;
+  split: DataSplit;
+  seeds: readonly number[];
+  objectives: number[];
+  resamples: number;
+  rows: CompareRow[];
+  evalRows: EvalRow[];
+}
+
+/** The paired bootstrap per objective count, then compare.json and compare.md (with the research check). */
+async function writeCompare(files: CompareFiles): Promise<CompareResult> {
+  const { runDir, outDir, config, split, seeds, objectives, resamples, rows, evalRows } = files;
   const paired = objectives.map((k): ComparePaired => {
     const grid = (agent: string) =>
       seeds.map((s) => rows.find((r) => r.objectives === k && r.agent === agent && r.seed === s)!.questionEm);

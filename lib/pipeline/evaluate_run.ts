@@ -46,7 +46,7 @@ import { DataError } from "../errors.ts";
 import { faultPoint } from "../fault_point.ts";
 import { runFigures } from "./run_figures.ts";
 import { evalEpisodeLog } from "./run_episodes.ts";
-import type { ProgressEvent } from "./pipeline.ts";
+import type { ProgressEvent } from "./_progress.ts";
 
 /** The field of the SFT checkpoint's state that holds its demonstrations' longest contexts ({@linkcode demoContexts}). */
 export const DEMO_CONTEXTS_STATE = "demoContexts";
@@ -115,9 +115,9 @@ export interface EvaluateRunOptions {
   config: ExperimentConfig;
   /** The run's data. */
   data: LoadedData;
-  /** The SFT policy; evaluateRun owns it (disposed when it returns or throws). */
+  /** The SFT policy (the caller's: evaluateRun frees none of its models). */
   sft: Model;
-  /** The RL policies, one per `config.rl.algorithms`; evaluateRun owns them too. */
+  /** The RL policies, one per `config.rl.algorithms` (the caller's too). */
   trained: ReadonlyMap<Algorithm, Model>;
   /** The run's `metrics.jsonl` rows (the training figures, the RL rollouts' longest contexts). */
   metrics: readonly MetricsRow[];
@@ -135,8 +135,8 @@ export interface EvaluateRunOptions {
  * (`copyDiagnostics`), the equal-reward groups of the memory-context model
  * agents (`equalRewardGroups`), the longest training and test contexts
  * (`longestContexts`, from the SFT checkpoint's recorded demonstrations and
- * the RL rows of `metrics`), then {@linkcode writeEvalFiles}. The models are
- * disposed in a `finally`, whatever throws.
+ * the RL rows of `metrics`), then {@linkcode writeEvalFiles}. The models stay
+ * the caller's (it frees them); the workers are closed whatever throws.
  *
  * ```text
  * agents → evaluateAgents → copyDiagnostics  (timed: eval)
@@ -146,10 +146,10 @@ export interface EvaluateRunOptions {
  *
  * Source: MemPO / MEM1 evaluation protocol (EM, F1, tokens and peak memory per objective count).
  *
- * @param options The run, its models (owned), metrics rows, earlier timings, progress.
+ * @param options The run, its models (borrowed), metrics rows, earlier timings, progress.
  * @returns The evaluation rows and the timings (the given ones, then `eval` and `groups`).
  *
- * @example A run of a tiny untrained model: the files written, the models freed
+ * @example A run of a tiny untrained model: the files written
  * ```ts
  * import assert from "node:assert/strict";
  * import { buildData, loadData } from "../data/build.ts";
@@ -170,7 +170,7 @@ export interface EvaluateRunOptions {
  * assert.deepEqual(rows.map((r) => `${r.agent} ${r.contextPolicy}`), ["Teacher full", "Teacher memory", "SFT full", "SFT memory"]);
  * assert.deepEqual(Object.keys(timings), ["sft", "eval", "groups"]);
  * assert.match(await Deno.readTextFile(`${runDir}/eval.md`), /^# Evaluation\n/);
- * assert.equal(sft.weights.size, 0); // disposed
+ * sft.dispose(); // the caller's
  * ```
  */
 export async function evaluateRun(
@@ -266,8 +266,6 @@ export async function evaluateRun(
     return { rows, timings };
   } finally {
     workers?.close();
-    sft.dispose();
-    for (const m of trained.values()) m.dispose();
   }
 }
 
@@ -278,9 +276,8 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
     "Words of the test questions that no training question contains (entity names aside): the policy has never",
     "seen these tokens in a question, a think or a memory (at most as random words in the induction warm-up), so",
     "what depends on them (the objective's marker in `<think>` and `<mem>`, and that it follows the one before) is",
-    "out of reach at those counts. (`data.trainMarkers` numbers training questions from a random start so that",
-    "every marker is seen; on the default preset that cost more than it gave: docs/research/many_objectives.md,",
-    "Wall 1.)",
+    "out of reach at those counts. (`data.markers: false`, the presets' setting, separates the objectives by `;`",
+    "alone, so no marker is unseen: docs/research/many_objectives.md, Wall 1.)",
     "",
     ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
   ].join("\n");

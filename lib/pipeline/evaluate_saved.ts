@@ -14,7 +14,7 @@ import { readMetricsLog, tornLineNote } from "../train/metrics_log.ts";
 import { evaluateRun } from "./evaluate_run.ts";
 import { trainingTimings } from "./eval_json.ts";
 import { openRun } from "./open_run.ts";
-import type { ProgressEvent } from "./pipeline.ts";
+import type { ProgressEvent } from "./_progress.ts";
 
 /**
  * Every checkpoint of a run (SFT, then each of `rl.algorithms`) evaluated on
@@ -57,27 +57,24 @@ export async function evaluateSavedRun(
     models.push(m);
     return m;
   };
-  let sft: Model;
   const trained = new Map<Algorithm, Model>();
   try {
-    sft = await load("sft");
+    const sft = await load("sft");
     for (const a of config.rl.algorithms) trained.set(a, await load(a));
-  } catch (e) {
-    for (const m of models) m.dispose();
-    throw e;
+    const { rows } = await evaluateRun({
+      runDir: dir,
+      outDir,
+      config,
+      data,
+      sft,
+      trained,
+      metrics: log.rows,
+      ...(metricsNote === undefined ? {} : { metricsNote }),
+      timings,
+      onProgress,
+    });
+    return { rows, outDir };
+  } finally {
+    for (const m of models) m.dispose(); // every model loaded, whatever throws
   }
-  // evaluateRun owns the models from here (disposed whatever happens)
-  const { rows } = await evaluateRun({
-    runDir: dir,
-    outDir,
-    config,
-    data,
-    sft,
-    trained,
-    metrics: log.rows,
-    ...(metricsNote === undefined ? {} : { metricsNote }),
-    timings,
-    onProgress,
-  });
-  return { rows, outDir };
 }

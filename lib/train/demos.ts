@@ -9,19 +9,10 @@ import type { LoadedData } from "../data/build.ts";
 import type { QaRecord } from "../data/dataset.ts";
 import { type ContextPolicy } from "../env/context.ts";
 import { carriedObjectives, createTeacher, type MemoryFormat } from "../env/teacher.ts";
-import { indexedQuestion, objectivePool, splitIndexedQuestion, type SubQuestion } from "../env/questions.ts";
+import { objectivePool, type SubQuestion } from "../env/questions.ts";
 import { type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
-import { fillerWords, wordsBefore } from "../env/longer_questions.ts";
-import { createRng, hashSeed, hashString } from "../random.ts";
-import { SPECIAL_TOKENS } from "../text/tokenizer.ts";
 import type { LmSequence } from "./collate.ts";
-import {
-  DEFAULT_CARRY_MAX,
-  DEFAULT_JOIN_MAX,
-  type ExperimentConfig,
-  sftSeed,
-  teacherMemory,
-} from "../config/experiment.ts";
+import { DEFAULT_JOIN_MAX, type ExperimentConfig, sftSeed, teacherMemory } from "../config/experiment.ts";
 
 /**
  * Tasks for the agent loop from dataset records.
@@ -109,51 +100,6 @@ function extends_(tokens: readonly number[], prefix: readonly number[]): boolean
   return tokens.length >= prefix.length && prefix.every((id, i) => tokens[i] === id);
 }
 
-/**
- * A task continued from a longer one (`sft.carryIndex`): the carried
- * objectives ({@linkcode carriedObjectives}) resolved before the episode,
- * their subjects first in the question's subject index (at its start or its end). The question's text
- * and targets are its own (the scripted teacher reads only the sub-questions).
- *
- * Source: this package.
- *
- * @param task A task whose question starts or ends with its subject index (`data.subjectIndex`).
- * @param carried The objectives resolved before it.
- * @returns The continued task (the task itself when nothing is carried).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { continueTask } from "./demos.ts";
- *
- * const one = (subject: string, answer: string) => ({ text: `${subject} was born in which city ?`, subject, answer, hops: [{ entity: subject, relation: "born" as const, answer }] });
- * const task = { question: "vunom : vunom was born in which city ?", targets: [["tesla"]], groupId: 0, subQuestions: [one("vunom", "tesla")] };
- * const next = continueTask(task, [one("zorbex", "kalmar")]);
- * assert.equal(next.question, "zorbex vunom : vunom was born in which city ?");
- * assert.deepEqual([next.subQuestions!.map((q) => q.subject), next.doneBefore], [["zorbex", "vunom"], 1]);
- * const end = continueTask({ ...task, question: "vunom was born in which city ? : vunom" }, [one("zorbex", "kalmar")]);
- * assert.equal(end.question, "vunom was born in which city ? : zorbex vunom");
- * assert.throws(() => continueTask({ ...task, question: "vunom was born in which city ?" }, [one("zorbex", "kalmar")]), /subject index/);
- * ```
- */
-export function continueTask(task: EpisodeTask, carried: readonly SubQuestion[]): EpisodeTask {
-  if (carried.length === 0) return task;
-  const subs = task.subQuestions ?? [];
-  const split = splitIndexedQuestion(task.question, subs.map((q) => q.subject));
-  if (split === undefined) {
-    throw new RangeError(
-      `Cannot continue a task whose question does not start or end with its subject index (data.subjectIndex): ` +
-        `question ${JSON.stringify(task.question)}`,
-    );
-  }
-  return {
-    ...task,
-    question: indexedQuestion(split.text, [...carried, ...subs].map((q) => q.subject), split.place),
-    subQuestions: [...carried, ...subs],
-    doneBefore: carried.length,
-  };
-}
-
 /** Every name a task's objectives hold (subjects, entities, answers): what other objectives added to it must avoid. */
 function taskNames(task: EpisodeTask): Set<string> {
   return new Set((task.subQuestions ?? []).flatMap((q) => [q.subject, ...q.hops.flatMap((h) => [h.entity, h.answer])]));
@@ -235,91 +181,13 @@ export function joinFromPool(
 }
 
 /**
- * A task whose question has filler before its text: the words of 0 … `max`
- * objectives drawn from `pool` (none of the question's own names), less
- * every `;` and `?` (`lengthenQuestion`'s filler); the count and the
- * objectives are seeded by the question, so a run's demonstrations are the
- * same every time.
- *
- * Source: this package (`sft.questionFiller`).
- *
- * @param task The task.
- * @param pool Objectives to take words from.
- * @param max Most objectives' words.
- * @param seed Seed.
- * @param vocabulary With it, each filler word is drawn from these instead (as many words; none of the question's
- *   names, no `;`, `?`, `:` or `|`). @default the objectives' own words
- * @returns The task with the longer question (the task itself when none is drawn).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { withFiller } from "./demos.ts";
- *
- * const one = (subject: string, answer: string) => ({ text: `${subject} was born in which city ?`, subject, answer, hops: [{ entity: subject, relation: "born" as const, answer }] });
- * const task = { question: "vunom : vunom was born in which city ?", targets: [["tesla"]], groupId: 0, subQuestions: [one("vunom", "tesla")] };
- * const pool = [one("zorbex", "kalmar"), one("kata", "olvan")];
- * const longer = [0, 1, 2, 3, 4, 5].map((seed) => withFiller(task, pool, 2, seed).question);
- * assert.ok(longer.every((q) => q.startsWith("vunom : ") && q.endsWith("vunom was born in which city ?")));
- * assert.ok(longer.some((q) => q.length > task.question.length));
- * assert.ok(longer.every((q) => q.split(" ").filter((w) => w === "?").length === 1));
- * const random = [0, 1, 2, 3, 4, 5].map((seed) => withFiller(task, pool, 2, seed, ["zz", "vunom", ";"]).question);
- * assert.deepEqual(random.map((q) => q.split(" ").length), longer.map((q) => q.split(" ").length));
- * assert.ok(random.every((q) => q.split(" ").slice(2, -7).every((w) => w === "zz")));
- * ```
+ * The sequences of one episode. A joined task's first turn is not learned
+ * (`joined`, {@linkcode joinTask}): it reads the joined question, longer than any training question.
  */
-export function withFiller(
-  task: EpisodeTask,
-  pool: readonly SubQuestion[],
-  max: number,
-  seed: number,
-  vocabulary?: readonly string[],
-): EpisodeTask {
-  const rng = createRng(hashSeed(seed + 13, hashString(task.question)));
-  const count = rng.int(max + 1);
-  const own = taskNames(task);
-  const extra: SubQuestion[] = [];
-  for (let draws = 0; extra.length < count && draws < 100 * (count + 1); draws++) {
-    const q = pool[rng.int(pool.length)]!;
-    if (!q.text.split(" ").some((w) => own.has(w))) extra.push(q);
-  }
-  if (extra.length === 0) return task;
-  const subjects = (task.subQuestions ?? []).map((q) => q.subject);
-  let words = fillerWords(extra);
-  if (vocabulary !== undefined) {
-    // as many words, each drawn from the vocabulary (none of the question's names, no `;`, `?`, `:` or `|`)
-    const allowed = vocabulary.filter((w) => !own.has(w) && ![";", "?", ":", "|"].includes(w));
-    words = words.map(() => allowed[rng.int(allowed.length)]!);
-  }
-  return { ...task, question: wordsBefore(task.question, subjects, words) };
-}
-
-/**
- * The sequences of one episode. What the first memory holds from before the
- * question is given, not learned (no model could know it): a continued
- * task's whole first memory ({@linkcode continueTask}), or the names an
- * answers-only carry drill's episode starts with (`carried`: the words before
- * its first `|`). A joined task's first turn is not learned at all
- * (`joined`, {@linkcode joinTask}).
- */
-function episodeSequences(
-  episode: Episode,
-  tokenizer: LoadedData["tokenizer"],
-  carried: boolean,
-  joined: boolean,
-): LmSequence[] {
+function episodeSequences(episode: Episode, joined: boolean): LmSequence[] {
   const sequences = turnSequences([episode]);
-  // a joined task's first turn reads its joined question, longer than any training question: not learned
   if (joined) return episode.turns[0]?.sampled.length ? sequences.slice(1) : sequences;
-  const first = episode.turns[0];
-  const continued = (episode.task.doneBefore ?? 0) > 0;
-  if (!(continued || carried) || first === undefined || sequences.length === 0) return sequences;
-  // the first sequence starts with the first turn: its memory's given words get no loss
-  const close = first.sampled.indexOf(continued ? tokenizer.special("</mem>") : tokenizer.vocab.get("|") ?? -1);
-  const s = sequences[0]!;
-  const lossMask = [...s.lossMask];
-  for (let i = 0; i < close; i++) lossMask[first.context.length + i] = 0;
-  return [{ tokens: s.tokens, lossMask }, ...sequences.slice(1)];
+  return sequences;
 }
 
 /** Options of {@linkcode teacherDemonstrations}. */
@@ -342,24 +210,6 @@ export interface DemoOptions {
   maxTurnTokens?: number;
   /** Run on these questions (main world's search) instead of the training sets. */
   records?: readonly QaRecord[];
-  /**
-   * The memory-context episodes' drill of the answers' copy (`carriedAnswers`, names drawn from the main
-   * world's entities; a chain memory only): its share of episodes and most names. With `index` the carried
-   * answers are those of objectives of the world's other training questions, resolved before the episode
-   * (`carriedObjectives`, {@linkcode continueTask}; questions with a subject index). Either way what the first
-   * memory holds from before the question is given (no loss). The full-history episodes never carry any.
-   * @default none
-   */
-  carry?: { share: number; max: number; index?: boolean };
-  /**
-   * The memory-context episodes' questions made longer, not harder (`sft.questionFiller`): each gets, before its
-   * text, the words of 0 … `filler` objectives of the world's other training questions less every `;` and `?`
-   * ({@linkcode fillerWords}), so the lookups in the question meet lengths that questions of
-   * more objectives have. The full-history episodes get none. @default 0
-   */
-  filler?: number;
-  /** With `filler`: `"random"` draws each filler word from the tokenizer's words instead. @default "objectives" */
-  fillerWords?: "objectives" | "random";
   /**
    * The memory-context episodes' joined tasks (`sft.joinShare`, {@linkcode joinTask}; `data.questionOnce`): that
    * share of them get 1 … `max` objectives of the world's other training questions joined before their own, and
@@ -410,21 +260,12 @@ export async function teacherDemonstrations(
     maxTurnTokens = 64,
   } = options;
   const teacher = createTeacher(data.tokenizer, { dropProbability, seed, memory: options.memory });
-  const drill = options.carry === undefined || options.carry.share === 0 ? undefined : options.carry;
-  const carry = drill === undefined || drill.index ? undefined : createTeacher(data.tokenizer, {
-    dropProbability,
-    seed,
-    memory: options.memory,
-    carry: { share: drill.share, max: drill.max, names: data.corpus.map((d) => d.id) },
-  });
   // the main world and each auxiliary world (own corpus and search tool) get an equal share
   const worlds = options.records
     ? [{ train: options.records, search: data.search }]
     : [{ train: data.train, search: data.search }, ...data.aux];
   const episodes: Episode[] = [];
   const policyOf: ContextPolicy[] = [];
-  // run by the answers-only carry drill's teacher
-  const drilled: boolean[] = [];
   // a joined task's episodes, learned from the second turn on
   const joined: boolean[] = [];
   const per = Math.ceil(count / policies.length);
@@ -434,15 +275,8 @@ export async function teacherDemonstrations(
       const records = Array.from({ length: n }, (_, i) => world.train[(p * n + i) % world.train.length]!);
       let tasks = tasksFromRecords(records);
       const joinedTasks = new Set<string | number>(); // group ids of this world's joined tasks
-      // the world's training objectives: the filler's words, and a continued task's earlier objectives
-      const pool = objectivePool(world.train);
-      if (contextPolicy === "memory" && (options.filler ?? 0) > 0) {
-        const vocabulary = options.fillerWords === "random"
-          ? data.tokenizer.tokens.slice(SPECIAL_TOKENS.length)
-          : undefined;
-        tasks = tasks.map((task) => withFiller(task, pool, options.filler!, seed, vocabulary));
-      }
       if (contextPolicy === "memory" && (options.join?.share ?? 0) > 0) {
+        const pool = objectivePool(world.train); // the world's training objectives
         if (!data.questionOnce) {
           throw new RangeError(
             "Cannot build the demonstrations: join needs data whose memory context shows the question once " +
@@ -455,14 +289,7 @@ export async function teacherDemonstrations(
           return joinedOne;
         });
       }
-      if (contextPolicy === "memory" && drill?.index) {
-        // a share of the memory episodes continue a longer task: objectives of the world's other questions
-        tasks = tasks.map((task) => {
-          const own = taskNames(task);
-          return continueTask(task, carriedObjectives(task.question, own, { ...drill, pool }, seed));
-        });
-      }
-      const run = await runEpisodes(contextPolicy === "memory" && carry ? carry : teacher, tasks, {
+      const run = await runEpisodes(teacher, tasks, {
         tokenizer: data.tokenizer,
         search: world.search,
         questionOnce: data.questionOnce,
@@ -475,12 +302,11 @@ export async function teacherDemonstrations(
       });
       episodes.push(...run);
       policyOf.push(...run.map(() => contextPolicy));
-      drilled.push(...run.map(() => contextPolicy === "memory" && carry !== undefined));
       joined.push(...run.map((e) => contextPolicy === "memory" && joinedTasks.has(e.task.groupId)));
     }
   }
   const kept = episodes.slice(0, count);
-  const sequences = kept.flatMap((e, n) => episodeSequences(e, data.tokenizer, drilled[n]!, joined[n]!));
+  const sequences = kept.flatMap((e, n) => episodeSequences(e, joined[n]!));
   return { sequences, episodes: kept, policies: policyOf.slice(0, count) };
 }
 
@@ -511,20 +337,7 @@ export function sftDemoOptions(config: ExperimentConfig, maxPositions: number): 
     dropProbability: config.sft.dropProbability,
     memory: teacherMemory(config),
     seed: sftSeed(config),
-    ...(config.sft.carryShare
-      ? {
-        carry: {
-          share: config.sft.carryShare,
-          max: config.sft.carryMax ?? DEFAULT_CARRY_MAX,
-          ...(config.sft.carryIndex ? { index: true } : {}),
-        },
-      }
-      : {}),
-    ...(config.sft.joinShare
-      ? { join: { share: config.sft.joinShare, max: config.sft.joinMax ?? DEFAULT_JOIN_MAX } }
-      : {}),
-    ...(config.sft.questionFiller ? { filler: config.sft.questionFiller } : {}),
-    ...(config.sft.questionFiller && config.sft.fillerWords ? { fillerWords: config.sft.fillerWords } : {}),
+    ...(config.sft.joinShare ? { join: { share: config.sft.joinShare, max: DEFAULT_JOIN_MAX } } : {}),
     maxPositions,
     maxTurnTokens: config.rl.maxTurnTokens,
   };

@@ -95,8 +95,7 @@ export async function computeMemoryCredit(
     );
   }
   // a scripted teacher's turns (before the task's learnFrom, rl.joinShare) are no action of the policy: not credited
-  // each pair keyed by its episode's place in the list, not its id: ids restart at 0 in each rollout call, and the
-  // episodes of rl.filterGroups come from several
+  // each pair keyed by its episode's place in the list, not its id: ids restart at 0 in each rollout call
   const pairs = episodes.flatMap((e, i) =>
     memoryRewardPairs(e, tokenizer, model.config.maxPositions).filter((p) => !scriptedTurn(e.task, p.turn))
       .map((p) => ({ ...p, episode: i }))

@@ -28,7 +28,6 @@ import { type Algorithm, ALGORITHMS } from "../config/experiment.ts";
  * | `memory/reward_mean`, `memory/reward_std`, `memory/p_mem`, `memory/p_full`, `memory/turns` | MemPO memory reward |
  * | `grpo/frac_zero_std` | share of groups whose rewards were all equal (`equalGroupShare`) |
  * | `grpo/frac_zero_std_k{k}` | the same over the step's questions of k objectives (only the counts drawn) |
- * | `dapo/gen_batches`, `dapo/groups_kept` | with `rl.filterGroups`: batches drawn, groups with differing rewards trained on |
  * | `train/skipped` | 1 when a NaN/Inf loss skipped the update |
  * | `time/rollout`, `time/memory_reward`, `time/advantages`, `time/update`, `time/step` | seconds |
  */

@@ -215,27 +215,9 @@ export async function policyUpdate(
         refs,
       ]);
 
-      let valueLoss = 0;
-      let criticFinite = true;
-      if (critic !== undefined && criticOptimizer !== undefined) {
-        const v = accumulateGradients(micro, trainableVariables(critic), (b: LmBatch) => {
-          const values = valueHead(critic, forwardHidden(critic, b.tokens).hidden);
-          const out = clippedValueLoss({
-            values,
-            oldValues: b.extras.oldValues!,
-            returns: b.extras.returns!,
-            mask: b.mask,
-          }, { clipRange: config.valueClip, aggMode: "token-mean", aggOptions });
-          return tf.mul(out.loss, config.vfCoef) as tf.Scalar;
-        });
-        const vc = clipByGlobalNorm(v.grads, config.maxGradNorm);
-        const vr = tf.stack([v.value, vc.norm]);
-        const [vl, vn] = Array.from(await vr.data());
-        criticFinite = Number.isFinite(vl!) && Number.isFinite(vn!);
-        if (criticFinite) criticOptimizer.apply(vc.grads, options.criticLr);
-        valueLoss = vl! / Math.max(config.vfCoef, 1e-12);
-        tf.dispose([vr, v.value, vc.norm, Object.values(v.grads), Object.values(vc.grads)]);
-      }
+      const { valueLoss, finite: criticFinite } = critic !== undefined && criticOptimizer !== undefined
+        ? await criticStep(micro, critic, criticOptimizer, config, { batchNumTokens: N, lr: options.criticLr })
+        : { valueLoss: 0, finite: true };
       micro.forEach(disposeLmBatch);
       if (!finite || !criticFinite) {
         skipped += 1;
@@ -310,4 +292,35 @@ export async function criticValues(
     });
   }
   return out;
+}
+
+/**
+ * One critic update on a minibatch's micro-batches (PPO): the clipped value loss times `vfCoef`, its gradients
+ * accumulated and clipped, applied when finite.
+ */
+async function criticStep(
+  micro: readonly LmBatch[],
+  critic: Model,
+  criticOptimizer: AdamW,
+  config: PolicyUpdateConfig,
+  options: { batchNumTokens: number; lr: number | undefined },
+): Promise<{ valueLoss: number; finite: boolean }> {
+  const aggOptions = { batchNumTokens: options.batchNumTokens };
+  const v = accumulateGradients(micro, trainableVariables(critic), (b: LmBatch) => {
+    const values = valueHead(critic, forwardHidden(critic, b.tokens).hidden);
+    const out = clippedValueLoss({
+      values,
+      oldValues: b.extras.oldValues!,
+      returns: b.extras.returns!,
+      mask: b.mask,
+    }, { clipRange: config.valueClip, aggMode: "token-mean", aggOptions });
+    return tf.mul(out.loss, config.vfCoef) as tf.Scalar;
+  });
+  const vc = clipByGlobalNorm(v.grads, config.maxGradNorm);
+  const vr = tf.stack([v.value, vc.norm]);
+  const [vl, vn] = Array.from(await vr.data());
+  const finite = Number.isFinite(vl!) && Number.isFinite(vn!);
+  if (finite) criticOptimizer.apply(vc.grads, options.lr);
+  tf.dispose([vr, v.value, vc.norm, Object.values(v.grads), Object.values(vc.grads)]);
+  return { valueLoss: vl! / Math.max(config.vfCoef, 1e-12), finite };
 }

@@ -9,22 +9,19 @@ import type { LoadedData } from "../data/build.ts";
 import { copyModel, createModel, type Model, trainableVariables } from "../model/params.ts";
 import { type AgentPolicy, type Episode, type EpisodeTask, runEpisodes } from "../env/rollout.ts";
 import { modelPolicy } from "../env/model_policy.ts";
-import { objectivePool, type SubQuestion } from "../env/questions.ts";
-import type { SearchIndex } from "../env/search.ts";
+import { objectivePool } from "../env/questions.ts";
 import { teacherFirst } from "../env/teacher_first.ts";
 import { grpoAdvantages } from "../advantage/grpo.ts";
 import { type AdamW, createAdamW } from "../optim/adamw.ts";
 import {
   type Algorithm,
   DEFAULT_JOIN_MAX,
-  DEFAULT_MAX_GEN_BATCHES,
   type ExperimentConfig,
   type RlConfig,
   teacherMemory,
 } from "../config/experiment.ts";
 import { createTeacher } from "../env/teacher.ts";
 import { joinFromPool, tasksFromRecords } from "./demos.ts";
-import { dynamicSampling } from "./dynamic_sampling.ts";
 import { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
 import { episodeMetrics, equalGroupMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
 import { criticValues, policyUpdate } from "./policy_update.ts";
@@ -63,7 +60,7 @@ export interface RlStepContext {
 export interface RlStepEpisodes {
   /** The step. */
   step: number;
-  /** The episodes the update used (with `rl.filterGroups`, the groups kept). */
+  /** The episodes the update used. */
   episodes: readonly Episode[];
   /** One sequence per learned turn: its `episode`, `turn` and `extras.advantages` (context positions first). */
   sequences: readonly TurnSequence[];
@@ -227,9 +224,8 @@ export function rlStepContext(
  * where `rl.mem*` fields become options.
  *
  * ```text
- * credit:    epsilon, std, pool ← memPool, coverage ← memCoverage, threshold ← memThreshold (absent: off),
- *            variant ← memCredit
- * sequences: memCoef, closeTag ← memCloseTag, spanWeight ← memSpanWeight
+ * credit:    epsilon, std, threshold ← memThreshold (absent: off), variant ← memCredit
+ * sequences: memCoef
  * ```
  *
  * Source: this package (MemPO's defaults: arXiv:2603.00680 and its code).
@@ -243,9 +239,9 @@ export function rlStepContext(
  * import { resolveConfig } from "../config/experiment.ts";
  * import { mempoOptions } from "./rl_trainer.ts";
  *
- * const { credit, sequences } = mempoOptions(resolveConfig("default", { rl: { memSpanWeight: "span" } }).rl);
- * assert.equal(credit.threshold, 0.5);
- * assert.deepEqual(sequences, { memCoef: 1, closeTag: undefined, spanWeight: "span" });
+ * const { credit, sequences } = mempoOptions(resolveConfig("default", { rl: { memCredit: "infomem" } }).rl);
+ * assert.deepEqual(credit, { epsilon: 1e-6, std: "bessel", variant: "infomem", threshold: 0.5 });
+ * assert.deepEqual(sequences, { memCoef: 1 });
  * ```
  */
 export function mempoOptions(config: RlConfig): { credit: MemoryCreditOptions; sequences: OutcomeTurnOptions } {
@@ -253,26 +249,20 @@ export function mempoOptions(config: RlConfig): { credit: MemoryCreditOptions; s
     credit: {
       epsilon: config.epsilon,
       std: config.std,
-      pool: config.memPool,
-      coverage: config.memCoverage,
       variant: config.memCredit,
       ...(config.memThreshold === undefined ? {} : { threshold: config.memThreshold }),
     },
-    sequences: { memCoef: config.memCoef, closeTag: config.memCloseTag, spanWeight: config.memSpanWeight },
+    sequences: { memCoef: config.memCoef },
   };
 }
 
 /**
- * The questions of one RL step: `"main"` draws from the main world's training
- * questions; `"all"` first draws a world (the main one or an auxiliary one,
- * uniformly), then one of its training questions, which keeps its own search
- * index (the auxiliary worlds' questions have 1–4 objectives).
+ * The questions of one RL step, drawn from the main world's training questions.
  *
- * Source: this package (MemPO trains on multi-objective questions; here those live in the auxiliary worlds).
+ * Source: this package.
  *
  * @param data Loaded data.
  * @param count Questions to draw.
- * @param worlds Where from (default `"main"`).
  * @param rng The step's generator.
  * @returns One task per question, group ids 0…count−1.
  *
@@ -282,64 +272,16 @@ export function mempoOptions(config: RlConfig): { credit: MemoryCreditOptions; s
  * import { createRng } from "../random.ts";
  * import { drawQuestions } from "./rl_trainer.ts";
  *
- * const search = { search: () => [] } as never;
- * const data = { train: [{ prompt: [], question: "main", targets: [["a"]] }], aux: [{ train: [{ prompt: [], question: "aux", targets: [["b"]] }], search }] } as never;
- * assert.deepEqual(drawQuestions(data, 3, "main", createRng(0)).map((t) => t.question), ["main", "main", "main"]);
- * const all = drawQuestions(data, 40, "all", createRng(0));
- * assert.ok(all.some((t) => t.question === "aux" && t.search === search) && all.some((t) => t.question === "main" && t.search === undefined));
+ * const data = { train: [{ prompt: [], question: "main", targets: [["a"]] }] } as never;
+ * assert.deepEqual(drawQuestions(data, 3, createRng(0)).map((t) => t.question), ["main", "main", "main"]);
  * ```
  */
 export function drawQuestions(
   data: LoadedData,
   count: number,
-  worlds: "main" | "all" = "main",
   rng: Rng,
 ): EpisodeTask[] {
-  if (worlds === "main") {
-    return tasksFromRecords(Array.from({ length: count }, () => data.train[rng.int(data.train.length)]!));
-  }
-  const pools = trainingWorlds(data);
-  return Array.from({ length: count }, (_, i) => {
-    const pool = pools[rng.int(pools.length)]!;
-    const [task] = tasksFromRecords([pool.records[rng.int(pool.records.length)]!], i);
-    return pool.search === undefined ? task! : { ...task!, search: pool.search };
-  });
-}
-
-/**
- * Each world's training objectives, keyed by the search index its tasks
- * carry (`undefined`: the main world's; `drawQuestions` gives an auxiliary
- * world's tasks their world's index): the pools `rl.joinShare` joins a
- * question's objectives from, so a joined task stays in its world.
- *
- * Source: this package.
- *
- * @param data The loaded data.
- * @returns Search index (or `undefined`) → that world's objectives.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { worldPools } from "./rl_trainer.ts";
- *
- * const q = (subject: string) => ({ subQuestions: [{ subject }] });
- * const search = {} as never;
- * const pools = worldPools({ train: [q("zorbex"), q("vunom")], aux: [{ train: [q("kata")], search }] } as never);
- * assert.deepEqual(pools.get(undefined)!.map((o) => o.subject), ["zorbex", "vunom"]);
- * assert.deepEqual(pools.get(search)!.map((o) => o.subject), ["kata"]);
- * ```
- */
-export function worldPools(data: LoadedData): Map<SearchIndex | undefined, SubQuestion[]> {
-  return new Map(trainingWorlds(data).map((w) => [w.search, objectivePool(w.records)]));
-}
-
-// every world's training questions with the search index its tasks carry (undefined: the main world's): what
-// drawQuestions draws from and worldPools keys by
-function trainingWorlds(data: LoadedData): { records: LoadedData["train"]; search: SearchIndex | undefined }[] {
-  return [
-    { records: data.train, search: undefined },
-    ...data.aux.map((a) => ({ records: a.train, search: a.search })),
-  ];
+  return tasksFromRecords(Array.from({ length: count }, () => data.train[rng.int(data.train.length)]!));
 }
 
 /**
@@ -404,62 +346,28 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
         `current values are data.questionOnce ${data.questionOnce}, algorithm "${algorithm}"`,
     );
   }
-  // rl.joinShare: a share of the questions joined with other training objectives of the question's world (each group
-  // shares its task); the teacher writes a joined task's first turn, the policy carries its open objectives from the
-  // second
-  const pools = joinShare > 0 ? worldPools(data) : undefined;
+  // rl.joinShare: a share of the questions joined with other training objectives (each group shares its task); the
+  // teacher writes a joined task's first turn, the policy carries its open objectives from the second
+  const pool = joinShare > 0 ? objectivePool(data.train) : undefined;
   const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
   const sampler = modelPolicy(policy, { padId: data.tokenizer.padId, temperature: config.temperature });
-  // batch b of the step: its questions continue the step's stream; batch 0 is the step's only batch without
-  // rl.filterGroups, and later batches get group ids and seeds of their own
-  const collect = (b: number) => {
-    const seeds = (
-      ...parts: number[]
-    ) => (b === 0 ? hashSeed(seed, ...parts, step) : hashSeed(seed, ...parts, step, b));
-    const tasks = drawQuestions(data, config.questionsPerStep, config.worlds, rng)
-      .map((t) => {
-        const own = b === 0 ? t : { ...t, groupId: b * config.questionsPerStep + Number(t.groupId) };
-        if (pools === undefined) return own;
-        const joined = joinFromPool(own, pools.get(own.search)!, join, seeds(0x701));
-        return joined === own ? own : { ...joined, learnFrom: 1 };
-      })
-      .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
-    return runEpisodes(joinShare > 0 ? teacherFirst(ctx.teacher!, sampler) : sampler, tasks, data, {
-      contextPolicy: "memory",
-      maxTurns: config.maxTurns,
-      maxTurnTokens: config.maxTurnTokens,
-      maxPositions: policy.config.maxPositions,
-      seed: seeds(0x7011),
-    });
-  };
-  // rl.filterGroups: DAPO's dynamic sampling keeps the groups whose rewards differ; the metrics describe every draw
-  const sample = config.filterGroups === true
-    ? await dynamicSampling(collect, {
-      groups: config.questionsPerStep,
-      maxBatches: config.maxGenBatches ?? DEFAULT_MAX_GEN_BATCHES,
+  const tasks = drawQuestions(data, config.questionsPerStep, rng)
+    .map((t) => {
+      if (pool === undefined) return t;
+      const joined = joinFromPool(t, pool, join, hashSeed(seed, 0x701, step));
+      return joined === t ? t : { ...joined, learnFrom: 1 };
     })
-    : undefined;
-  const drawn = sample?.drawn ?? await collect(0);
-  const episodes = sample?.episodes ?? drawn;
+    .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
+  const episodes = await runEpisodes(joinShare > 0 ? teacherFirst(ctx.teacher!, sampler) : sampler, tasks, data, {
+    contextPolicy: "memory",
+    maxTurns: config.maxTurns,
+    maxTurnTokens: config.maxTurnTokens,
+    maxPositions: policy.config.maxPositions,
+    seed: hashSeed(seed, 0x7011, step),
+  });
   const t1 = now();
   // 2.–4. rewards, memory credit, advantages
-  // the rollout and group metrics describe every episode drawn, kept or not
-  const row: MetricsRow = { ...episodeMetrics(drawn), ...(algorithm === "ppo" ? {} : equalGroupMetrics(drawn)) };
-  if (sample !== undefined) {
-    Object.assign(row, { "dapo/gen_batches": sample.batches, "dapo/groups_kept": sample.groupsKept });
-    if (sample.groupsKept === 0) {
-      // every group drawn had equal rewards: nothing to learn from, the weights stay as they are
-      console.warn(`step ${step}: no group with differing rewards in ${sample.batches} batch(es), no update`);
-      return {
-        ...row,
-        "rollout/sampled_tokens": 0,
-        "train/updates": 0,
-        "train/skipped": 0,
-        "time/rollout": t1 - t0,
-        "time/step": now() - t0,
-      };
-    }
-  }
+  const row: MetricsRow = { ...episodeMetrics(episodes), ...(algorithm === "ppo" ? {} : equalGroupMetrics(episodes)) };
   let t2 = t1;
   let sequences;
   let outcome: number[] | undefined;

@@ -131,7 +131,7 @@ const json = {
   sizes: await file("sizes.json", '{"data": {"sizes": {"countries": 5, "cities": 4}}}'),
   nullSection: await file("null.json", '{"rl": null}'),
   dataDir: await file("datadir.json", '{"dataDir": 3}'),
-  shuffled: await file("shuffled.json", '{"data": {"markers": false, "trainOrder": "shuffled"}}'),
+  joined: await file("joined.json", '{"data": {"questionOnce": false}}'),
 };
 const notRun = await Deno.makeTempDir();
 await Deno.writeTextFile(`${notRun}/config.json`, '{"preset": "quick", "rl": {"steps": -1}}');
@@ -183,7 +183,7 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
     "tools/train.ts",
     ["--preset", "huge"],
     2,
-    /--preset must be one of default, quick, paper, short, current value is "huge"/,
+    /--preset must be one of default, quick, current value is "huge"/,
   ],
   [
     "tools/train.ts",
@@ -212,9 +212,9 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   ["tools/train.ts", ["--config", json.dataDir], 2, /dataDir must be a path \(a string\), current value is 3/],
   [
     "tools/train.ts",
-    ["--config", json.shuffled],
+    ["--config", json.joined],
     2,
-    /data\.trainOrder "shuffled" needs data\.markers true: .*data\.markers false, data\.trainOrder "shuffled"/,
+    /sft\.joinShare > 0 needs data\.questionOnce .*sft\.joinShare 0\.5, data\.questionOnce false/,
   ],
   ["tools/train.ts", ["--resume", `${work}/nothing`], 1, /Cannot read .*nothing\/config\.json: no such file/],
   ["tools/train.ts", ["--resume", notRun], 1, /config\.json: Invalid config: rl\.steps must be an integer ≥ 0/],
@@ -404,7 +404,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
       /\n {2}--out DIR +/,
       /\n {2}--checkpoint NAME +.*\(one of sft, ppo, grpo, mempo; default: sft/,
       /\n {2}--data DIR +.*\(default: the run's dataDir\)\n/,
-      /\n {2}--preset NAME +.*\(one of default, quick, paper, short; default: default\)\n/,
+      /\n {2}--preset NAME +.*\(one of default, quick; default: default\)\n/,
     ]],
     ["tools/serve_search.ts", [
       /\n {2}--host HOST +.*\(default: 127\.0\.0\.1\)\n/,
@@ -427,7 +427,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
   assert.equal(config.code, 0);
   assert.match(
     new TextDecoder().decode(config.stdout),
-    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 8 \(quick 4, paper 4, short 4\)\n {6}G, rollouts/,
+    /\n {2}rl\.groupSize {2}integer ≥ 1 {2}default 8 \(quick 4\)\n {6}G, rollouts/,
   );
 });
 

@@ -28,18 +28,14 @@ Deno.test("configFields(): every field of every preset is documented, with a typ
   assert.equal(byPath.get("rl.clipLow")!.type, "number in [0, 0.999]");
   assert.equal(byPath.get("rl.algorithms")!.type, "list of ppo | grpo | mempo");
   assert.equal(byPath.get("data.trainObjectives")!.type, "integer ≥ 1 or list of integer ≥ 1 (non-empty)");
-  assert.equal(byPath.get("rl.memPool")!.unset, "question");
+  assert.equal(byPath.get("rl.memCredit")!.unset, "mempo");
   assert.deepEqual(byPath.get("data.sizes.people")!.presets, {
     default: undefined,
     quick: 8,
-    paper: undefined,
-    short: undefined,
   });
   assert.deepEqual(byPath.get("sft.drillFrom")!.presets, {
     default: 3900,
     quick: undefined,
-    paper: 3900,
-    short: undefined,
   });
 });
 
@@ -49,6 +45,6 @@ Deno.test("configHelp(): one entry per field, grouped by section, values of ever
   assert.equal(entries.length, configFields().length);
   assert.match(text, /\nrl: RL, shared by PPO, GRPO and MemPO/);
   assert.match(text, /\n {2}data\.sizes\.people {2}integer ≥ 1 {2}unset = 100 \(quick 8\)\n {6}People\.\n/);
-  assert.match(text, /\n {2}sft\.steps {2}integer ≥ 0 {2}default 5200 \(quick 100, short 650\)\n/);
+  assert.match(text, /\n {2}sft\.steps {2}integer ≥ 0 {2}default 5200 \(quick 100\)\n/);
   assert.match(text, /\n {2}rl\.memThreshold {2}number in \[0, 0\.999999\] {2}default 0\.5; unset = every token\n/);
 });

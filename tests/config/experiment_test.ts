@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import {
-  DEFAULT_CARRY_MAX,
   DEFAULT_JOIN_MAX,
   DEFAULT_TEACHER_MEMORY,
   mergeSections,
@@ -16,7 +15,6 @@ import { generateWorld, worldSizes } from "../../lib/env/world.ts";
 import { buildQaSplits, testSubjectCount } from "../../lib/env/questions.ts";
 import { createTeacher, type MemoryFormat } from "../../lib/env/teacher.ts";
 import { buildTokenizer } from "../../lib/text/tokenizer.ts";
-import { outcomeTurnSequences } from "../../lib/train/rl_batch.ts";
 import { sftDemoOptions } from "../../lib/train/demos.ts";
 
 Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad values refused", () => {
@@ -32,13 +30,9 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     () => resolveConfig("quick", { rl: { seed: 1.5 } }),
     /rl.seed must be an integer ≥ 0, current value is 1.5/,
   );
-  assert.throws(() => resolveConfig("huge"), /preset must be one of default, quick, paper,/);
+  assert.throws(() => resolveConfig("huge"), /preset must be one of default, quick, current value is "huge"/);
   assert.throws(() => resolveConfig("quick", { rl: { lr: -0.1 } }), /rl.lr must be > 0, current value is -0.1/);
   assert.throws(() => resolveConfig("quick", { rl: { groupSize: 0 } }), /rl.groupSize must be an integer ≥ 1/);
-  assert.throws(
-    () => resolveConfig("quick", { sft: { pretrainBatchSize: 0 } }),
-    /sft.pretrainBatchSize must be an integer ≥ 1, current value is 0/,
-  );
   assert.throws(
     () => resolveConfig("quick", { rl: { algorithms: ["dpo" as "ppo"] } }),
     /rl.algorithms\[0\] must be one of ppo, grpo, mempo/,
@@ -46,61 +40,11 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   assert.throws(() => resolveConfig("quick", { backend: "metal" as "wasm" }), /backend must be one of wasm/);
   assert.throws(() => resolveConfig("quick", { rl: { bogus: 1 } as never }), /unknown field rl.bogus/);
   assert.throws(
-    () => resolveConfig("quick", { rl: { memCloseTag: "no" as never } }),
-    /rl.memCloseTag must be true or false, current value is "no"/,
-  );
-  assert.equal(resolveConfig("quick", { rl: { memCloseTag: false } }).rl.memCloseTag, false);
-  assert.throws(
-    () => resolveConfig("quick", { rl: { memPool: "episode" as never } }),
-    /rl.memPool must be one of question, turn, current value is "episode"/,
-  );
-  assert.throws(
-    () => resolveConfig("quick", { rl: { memSpanWeight: "length" as never } }),
-    /rl.memSpanWeight must be one of token, span, current value is "length"/,
-  );
-  assert.equal(resolveConfig("quick", { rl: { memSpanWeight: "span" } }).rl.memSpanWeight, "span");
-  assert.throws(
-    () => resolveConfig("quick", { data: { subjectIndex: "start" as never } }),
-    /data.subjectIndex must be true, false or "end", current value is "start"/,
-  );
-  assert.equal(resolveConfig("quick", { data: { subjectIndex: "end" } }).data.subjectIndex, "end");
-  assert.throws(
-    () => resolveConfig("quick", { sft: { questionFiller: -1 } }),
-    /sft.questionFiller must be an integer ≥ 0, current value is -1/,
-  );
-  assert.equal(sftDemoOptions(resolveConfig("quick", { sft: { questionFiller: 4 } }), 512).filler, 4);
-  assert.equal(sftDemoOptions(resolveConfig("quick"), 512).filler, undefined);
-  assert.equal(
-    sftDemoOptions(resolveConfig("quick", { sft: { questionFiller: 4, fillerWords: "random" } }), 512).fillerWords,
-    "random",
-  );
-  assert.throws(
-    () => resolveConfig("quick", { sft: { fillerWords: "names" as never } }),
-    /sft.fillerWords must be one of objectives, random, current value is "names"/,
-  );
-  assert.throws(
     () => resolveConfig("quick", { rl: { memCredit: "gated" as never } }),
     /rl.memCredit must be one of mempo, infomem, current value is "gated"/,
   );
   assert.equal(resolveConfig("quick", { rl: { memCredit: "infomem" } }).rl.memCredit, "infomem");
   assert.equal(resolveConfig("default").rl.memCredit, undefined, "MemPO's own credit stays the default");
-  assert.throws(
-    () => resolveConfig("quick", { sft: { inductionNoise: 2.5 } }),
-    /sft.inductionNoise must be an integer ≥ 0, current value is 2.5/,
-  );
-  assert.equal(resolveConfig("default", { sft: { inductionNoise: 32 } }).sft.inductionNoise, 32);
-  assert.throws(
-    () => resolveConfig("quick", { data: { trainOrder: "random" as never } }),
-    /data.trainOrder must be one of marker, shuffled, current value is "random"/,
-  );
-  assert.throws(
-    () => resolveConfig("quick", { rl: { memCoverage: 1 as never } }),
-    /rl.memCoverage must be true or false, current value is 1/,
-  );
-  assert.throws(
-    () => resolveConfig("quick", { rl: { worlds: "aux" as never } }),
-    /rl.worlds must be one of main, all, current value is "aux"/,
-  );
   assert.throws(() => resolveConfig("quick", { nonsense: 1 } as never), /Invalid config: unknown field nonsense$/);
   assert.throws(
     () => resolveConfig("quick", { eval: { questions: 99 } }),
@@ -124,16 +68,6 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   assert.throws(
     () => resolveConfig("quick", { data: { trainObjectives: [2, 1.5] } }),
     /data.trainObjectives\[1\] must be an integer ≥ 1, current value is 1.5/,
-  );
-  assert.equal(resolveConfig("default").data.trainMarkers, undefined);
-  assert.equal(resolveConfig("quick", { data: { trainMarkers: 3, markers: true } }).data.trainMarkers, 3);
-  assert.throws(
-    () => resolveConfig("default", { data: { trainMarkers: 3 } }),
-    /data.trainMarkers must be 0 or ≥ the most training objectives \(4\), current value is 3/,
-  );
-  assert.throws(
-    () => resolveConfig("quick", { data: { trainMarkers: -1 } }),
-    /data.trainMarkers must be an integer ≥ 0, current value is -1/,
   );
   assert.notEqual(resolveConfig("quick"), PRESETS.quick, "a copy, never the frozen preset");
 });
@@ -209,7 +143,7 @@ Deno.test("validateConfig() returns its input: key order and absent optional fie
   const c = structuredClone(PRESETS.quick);
   assert.equal(validateConfig(c), c);
   assert.equal(JSON.stringify(validateConfig(c)), JSON.stringify(PRESETS.quick));
-  assert.equal("memPool" in c.rl, false);
+  assert.equal("memCredit" in c.rl, false);
 });
 
 Deno.test("resolveConfig(): overrides that are not an object are refused by name", () => {
@@ -235,153 +169,102 @@ Deno.test("presetDataDir(): data/<preset>, one folder per preset (deno task data
   }
 });
 
-Deno.test("validateConfig(): what needs the questions' markers is refused without them, naming both fields and values", () => {
-  const unmarked = { markers: false };
-  const cases: [Parameters<typeof resolveConfig>[1], RegExp][] = [
-    [
-      { data: { ...unmarked, trainOrder: "shuffled" } },
-      /^Invalid config: data\.trainOrder "shuffled" needs data\.markers true: .*current values are data\.markers false, data\.trainOrder "shuffled"$/,
-    ],
-    [
-      { data: { ...unmarked, trainMarkers: 4 } },
-      /^Invalid config: data\.trainMarkers > 0 needs data\.markers true: .*current values are data\.markers false, data\.trainMarkers 4$/,
-    ],
-    [
-      { data: unmarked, sft: { teacherMemory: "slots" } },
-      /^Invalid config: sft\.teacherMemory "slots" needs data\.markers true: .*current values are data\.markers false, sft\.teacherMemory "slots"$/,
-    ],
-  ];
-  for (const [overrides, message] of cases) {
-    assert.throws(
-      () => resolveConfig("short", overrides),
-      (e: Error) => e instanceof UsageError && message.test(e.message),
-    );
-    // with markers each is a valid experiment
-    const marked = mergeSections(overrides as Record<string, unknown>, { data: { ...overrides!.data, markers: true } });
-    assert.doesNotThrow(() => resolveConfig("short", marked as never));
+Deno.test("resolveConfig(): the retired presets and fields are refused as unknown", () => {
+  for (const preset of ["paper", "short"]) {
+    assert.throws(() => resolveConfig(preset), /preset must be one of default, quick, current value is/);
   }
-  // unset markers are markers (the questions' default): nothing refused
-  const { markers: _, ...data } = PRESETS.quick.data;
-  assert.equal(
-    validateConfig({ ...PRESETS.quick, data: { ...data, trainOrder: "shuffled" } }).data.trainOrder,
-    "shuffled",
-  );
-  assert.equal(resolveConfig("quick", { data: { trainMarkers: 0 } }).data.trainMarkers, 0, "0 markers drawn: fine");
+  const retired: [string, Record<string, unknown>][] = [
+    ["data.trainMarkers", { data: { trainMarkers: 4 } }],
+    ["data.trainOrder", { data: { trainOrder: "shuffled" } }],
+    ["data.subjectIndex", { data: { subjectIndex: true } }],
+    ["data.validFraction", { data: { validFraction: 0.2 } }],
+    ["sft.pretrainBatchSize", { sft: { pretrainBatchSize: 16 } }],
+    ["sft.inductionLists", { sft: { inductionLists: 0.5 } }],
+    ["sft.inductionNoise", { sft: { inductionNoise: 32 } }],
+    ["sft.drillKinds", { sft: { drillKinds: ["extract"] } }],
+    ["sft.carryShare", { sft: { carryShare: 0.5 } }],
+    ["sft.joinMax", { sft: { joinMax: 3 } }],
+    ["sft.questionFiller", { sft: { questionFiller: 4 } }],
+    ["rl.memCloseTag", { rl: { memCloseTag: false } }],
+    ["rl.memPool", { rl: { memPool: "turn" } }],
+    ["rl.memCoverage", { rl: { memCoverage: true } }],
+    ["rl.memSpanWeight", { rl: { memSpanWeight: "span" } }],
+    ["rl.worlds", { rl: { worlds: "all" } }],
+    ["rl.filterGroups", { rl: { filterGroups: true } }],
+    ["rl.maxGenBatches", { rl: { maxGenBatches: 3 } }],
+  ];
+  for (const [field, overrides] of retired) {
+    assert.throws(() => resolveConfig("quick", overrides as never), new RegExp(`unknown field ${field}$`), field);
+  }
+  for (const teacherMemory of ["slots", "state", "state-stack", "state-chain-bare"]) {
+    assert.throws(
+      () => resolveConfig("quick", { sft: { teacherMemory } } as never),
+      /sft\.teacherMemory must be one of state-relations, state-relations-bare, current value is/,
+    );
+  }
 });
 
 Deno.test("resolveConfig(): sft.horizons ascend below sft.steps; sft.drillFrom needs a drill and comes before the end", () => {
-  const paper = resolveConfig("paper");
-  assert.deepEqual(paper.sft.horizons, [1300, 1950, 2600, 3900]);
-  assert.equal(paper.sft.drillFrom, 3900);
+  const d = resolveConfig("default");
+  assert.deepEqual(d.sft.horizons, [1300, 1950, 2600, 3900]);
+  assert.equal(d.sft.drillFrom, 3900);
   assert.throws(
-    () => resolveConfig("short", { sft: { horizons: [300, 200] } }),
-    /Invalid config: sft\.horizons must ascend, each below sft\.steps \(650\); current value is \[300,200\]$/,
+    () => resolveConfig("quick", { sft: { horizons: [60, 50] } }),
+    /Invalid config: sft\.horizons must ascend, each below sft\.steps \(100\); current value is \[60,50\]$/,
   );
   assert.throws(
-    () => resolveConfig("short", { sft: { horizons: [650] } }),
-    /sft\.horizons must ascend, each below sft\.steps \(650\); current value is \[650\]$/,
+    () => resolveConfig("quick", { sft: { horizons: [100] } }),
+    /sft\.horizons must ascend, each below sft\.steps \(100\); current value is \[100\]$/,
   );
   assert.throws(
-    () => resolveConfig("short", { sft: { horizons: [0] } }),
+    () => resolveConfig("quick", { sft: { horizons: [0] } }),
     /sft\.horizons\[0\] must be an integer ≥ 1, current value is 0$/,
   );
   assert.throws(
-    () => resolveConfig("short", { sft: { drillFrom: 100 } }),
-    /Invalid config: sft\.drillFrom needs sft\.drillMix > 0 .*current values are sft\.drillFrom 100, sft\.drillMix undefined$/,
+    () => resolveConfig("quick", { sft: { drillFrom: 50 } }),
+    /Invalid config: sft\.drillFrom needs sft\.drillMix > 0 .*current values are sft\.drillFrom 50, sft\.drillMix undefined$/,
   );
   assert.throws(
-    () => resolveConfig("short", { sft: { drillMix: 1, drillFrom: 650 } }),
-    /Invalid config: sft\.drillFrom must be < sft\.steps \(650\), current value is 650$/,
+    () => resolveConfig("quick", { sft: { drillMix: 1, drillFrom: 100 } }),
+    /Invalid config: sft\.drillFrom must be < sft\.steps \(100\), current value is 100$/,
   );
-  assert.equal(
-    resolveConfig("short", { sft: { drillMix: 1, drillFrom: 649, horizons: [1, 648] } }).sft.drillFrom,
-    649,
-  );
+  assert.equal(resolveConfig("quick", { sft: { drillMix: 1, drillFrom: 99, horizons: [1, 98] } }).sft.drillFrom, 99);
 });
 
-Deno.test("resolveConfig(): rl.joinShare needs the question once, turns for its joins (every world's questions with rl.worlds all) and no PPO", () => {
+Deno.test("resolveConfig(): rl.joinShare needs the question once, turns for its joins and no PPO", () => {
   const qo = {
-    data: { questionOnce: true },
+    data: { questionOnce: true, trainObjectives: [1, 2] },
     rl: { algorithms: ["mempo", "grpo"] as ("mempo" | "grpo")[], joinShare: 0.5, joinMax: 5 },
   };
-  assert.equal(resolveConfig("short", qo).rl.joinShare, 0.5); // 5 + 2 + 1 = the default 8 turns
+  assert.equal(resolveConfig("quick", qo).rl.joinShare, 0.5); // 5 + 2 + 1 = quick's 8 turns
   assert.throws(
-    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, joinMax: 6 } }),
+    () => resolveConfig("quick", { ...qo, rl: { ...qo.rl, joinMax: 6 } }),
     /rl\.joinShare > 0 needs rl\.maxTurns ≥ rl\.joinMax \+ the most objectives of a training question \+ 1 .*6 \+ 2 \+ 1 = 9; current values are rl\.joinShare 0\.5, rl\.maxTurns 8, rl\.joinMax 6, data\.trainObjectives \[1,2\]$/,
   );
-  assert.throws( // the default joinMax (7) does not fit the default 8 turns either
-    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, joinMax: undefined } }),
+  assert.throws( // the default joinMax (7) does not fit 8 turns either
+    () => resolveConfig("quick", { ...qo, rl: { ...qo.rl, joinMax: undefined } }),
     /= 10; .*rl\.joinMax unset \(7\)/,
   );
-  assert.equal(resolveConfig("short", { ...qo, rl: { ...qo.rl, joinMax: undefined, maxTurns: 10 } }).rl.maxTurns, 10);
+  assert.equal(resolveConfig("quick", { ...qo, rl: { ...qo.rl, joinMax: undefined, maxTurns: 10 } }).rl.maxTurns, 10);
   assert.throws(
-    () => resolveConfig("short", { rl: { joinShare: 0.5 } }),
+    () => resolveConfig("quick", { rl: { joinShare: 0.5 } }),
     /Invalid config: rl\.joinShare > 0 needs data\.questionOnce .*current values are rl\.joinShare 0\.5, data\.questionOnce undefined$/,
   );
-  // on every world (each question joined within its world) the longest question is the auxiliary worlds' too
-  assert.equal(resolveConfig("short", { ...qo, rl: { ...qo.rl, worlds: "all", joinMax: 3 } }).rl.worlds, "all");
   assert.throws(
-    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, worlds: "all" } }),
-    /5 \+ 4 \+ 1 = 10; .*data\.trainObjectives \[1,2\], rl\.worlds "all", data\.auxObjectives \[1,2,3,4\]$/,
-  );
-  assert.throws(
-    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, algorithms: ["ppo"] } }),
+    () => resolveConfig("quick", { ...qo, rl: { ...qo.rl, algorithms: ["ppo"] } }),
     /rl\.joinShare > 0 needs rl\.algorithms without ppo .*rl\.algorithms \["ppo"\]$/,
   );
   assert.throws(
-    () => resolveConfig("short", { ...qo, rl: { ...qo.rl, joinMax: 0 } }),
+    () => resolveConfig("quick", { ...qo, rl: { ...qo.rl, joinMax: 0 } }),
     /rl\.joinMax must be an integer ≥ 1/,
   );
 });
 
-Deno.test("resolveConfig(): rl.filterGroups needs groups of two or more; rl.maxGenBatches is an integer ≥ 1", () => {
-  const c = resolveConfig("default", { rl: { filterGroups: true, maxGenBatches: 3 } }).rl;
-  assert.deepEqual([c.filterGroups, c.maxGenBatches, c.groupSize], [true, 3, 8]);
-  assert.equal(resolveConfig("default").rl.filterGroups, undefined, "off unless asked");
-  assert.throws(
-    () => resolveConfig("default", { rl: { filterGroups: true, groupSize: 1 } }),
-    /Invalid config: rl\.filterGroups needs rl\.groupSize ≥ 2 .*current values are rl\.filterGroups true, rl\.groupSize 1$/,
-  );
-  assert.equal(resolveConfig("default", { rl: { filterGroups: false, groupSize: 1 } }).rl.groupSize, 1);
-  assert.throws(
-    () => resolveConfig("default", { rl: { filterGroups: true, maxGenBatches: 0 } }),
-    /rl\.maxGenBatches must be an integer ≥ 1, current value is 0/,
-  );
-  assert.throws(() => resolveConfig("default", { rl: { filterGroups: "yes" as never } }), /rl\.filterGroups/);
-});
-
 Deno.test("resolveConfig(): sft.pretrainHorizon is at least the warm-up's steps", () => {
-  assert.equal(resolveConfig("short", { sft: { pretrainHorizon: 750 } }).sft.pretrainHorizon, 750);
+  assert.equal(resolveConfig("quick", { sft: { pretrainHorizon: 750 } }).sft.pretrainHorizon, 750);
   assert.throws(
-    () => resolveConfig("short", { sft: { pretrainSteps: 550, pretrainHorizon: 500 } }),
+    () => resolveConfig("quick", { sft: { pretrainSteps: 550, pretrainHorizon: 500 } }),
     /Invalid config: sft\.pretrainHorizon must be ≥ sft\.pretrainSteps \(550\), current value is 500$/,
-  );
-});
-
-Deno.test("validateConfig(): memory drills only with a state memory, whose list operations they are", () => {
-  const slots = { data: { markers: true }, sft: { drillMix: 0.25, teacherMemory: "slots" as const } };
-  assert.throws(
-    () => resolveConfig("short", slots),
-    (e: Error) =>
-      e instanceof UsageError &&
-      /^Invalid config: sft\.drillMix > 0 needs a state memory .*current values are sft\.drillMix 0\.25, sft\.teacherMemory "slots"$/
-        .test(e.message),
-  );
-  for (const teacherMemory of ["state", "state-relations"] as const) {
-    assert.equal(resolveConfig("short", { sft: { drillMix: 0.25, teacherMemory } }).sft.drillMix, 0.25);
-  }
-  // the drills write the open objectives first: not the stack's layout
-  assert.throws(
-    () => resolveConfig("short", { sft: { drillMix: 0.25, teacherMemory: "state-stack" } }),
-    (e: Error) =>
-      e instanceof UsageError &&
-      /needs a state memory with the open objectives first .*sft\.drillMix 0\.25, sft\.teacherMemory "state-stack"$/
-        .test(e.message),
-  );
-  assert.equal(
-    resolveConfig("short", { ...slots, sft: { ...slots.sft, drillMix: 0 } }).sft.drillMix,
-    0,
-    "no drills: any format",
   );
 });
 
@@ -394,13 +277,6 @@ Deno.test("the config's unset texts say what the consumers do when a field is le
   const marked = buildQaSplits(world, { ...options, markers: true });
   assert.deepEqual(buildQaSplits(world, options), marked);
   assert.notDeepEqual(buildQaSplits(world, { ...options, markers: false }).train, marked.train);
-  // rl.memCloseTag: outcomeTurnSequences credits </mem> when closeTag is left out, as with true
-  assert.equal(unset.get("rl.memCloseTag"), "true");
-  const ep = { id: 0, turns: [{ context: [1], sampled: [2, 3, 4], logProbs: [0, 0, 0], memSpan: [0, 2] }] } as never;
-  const advantages = (closeTag?: boolean) =>
-    outcomeTurnSequences([ep], [0], [[1]], closeTag === undefined ? {} : { closeTag })[0]!.extras.advantages;
-  assert.deepEqual(advantages(), advantages(true));
-  assert.notDeepEqual(advantages(), advantages(false));
   // sft.teacherMemory: the state memory with relations, which createTeacher writes when told nothing
   assert.equal(unset.get("sft.teacherMemory"), DEFAULT_TEACHER_MEMORY);
   const { teacherMemory: _, ...sft } = PRESETS.quick.sft;
@@ -418,10 +294,12 @@ Deno.test("the config's unset texts say what the consumers do when a field is le
       seed: 0,
     });
   };
-  return Promise.all([turns(), turns(DEFAULT_TEACHER_MEMORY), turns("slots")]).then(([none, fallback, slots]) => {
-    assert.deepEqual(none, fallback);
-    assert.notDeepEqual(none, slots);
-  });
+  return Promise.all([turns(), turns(DEFAULT_TEACHER_MEMORY), turns("state-relations-bare")]).then(
+    ([none, fallback, bare]) => {
+      assert.deepEqual(none, fallback);
+      assert.notDeepEqual(none, bare);
+    },
+  );
 });
 
 Deno.test("valueAt(), mergeSections(): dotted paths and the section-by-section merge", () => {
@@ -461,78 +339,25 @@ Deno.test("worldSizes(), testSubjectCount(): the sizes validateConfig checks a t
   assert.deepEqual(resolveConfig("quick", { data: { testObjectives: [6] } }).data.testObjectives, [6]);
 });
 
-Deno.test("validateConfig(): sft.carryIndex needs the carry drill and questions with a subject index, and sftDemoOptions passes it on", () => {
-  const chain = { teacherMemory: "state-chain-bare" as const, carryShare: 0.5, carryIndex: true };
-  const config = resolveConfig("short", { data: { distinctAnswers: true, subjectIndex: true }, sft: chain });
-  assert.deepEqual(sftDemoOptions(config, 2048).carry, { share: 0.5, max: DEFAULT_CARRY_MAX, index: true });
-  assert.deepEqual(
-    sftDemoOptions(
-      resolveConfig("short", { data: { subjectIndex: true }, sft: { ...chain, carryIndex: false } }),
-      2048,
-    )
-      .carry,
-    { share: 0.5, max: DEFAULT_CARRY_MAX },
-  );
-  assert.throws(
-    () => resolveConfig("short", { sft: chain }),
-    (e: Error) =>
-      e instanceof UsageError &&
-      /^Invalid config: sft\.carryIndex needs sft\.carryShare > 0 and data\.subjectIndex .*current values are sft\.carryShare 0\.5, data\.subjectIndex undefined$/
-        .test(e.message),
-  );
-  assert.throws(
-    () => resolveConfig("short", { data: { subjectIndex: true }, sft: { ...chain, carryShare: 0 } }),
-    /current values are sft\.carryShare 0, data\.subjectIndex true$/,
-  );
-});
-
-Deno.test("validateConfig(): data.questionOnce needs a memory that carries the open objectives, sft.joinShare needs data.questionOnce, and sftDemoOptions passes the join on", () => {
-  const config = resolveConfig("short", { data: { questionOnce: true }, sft: { joinShare: 0.5 } });
+Deno.test("validateConfig(): sft.joinShare needs data.questionOnce, and sftDemoOptions passes the join on", () => {
+  const config = resolveConfig("quick", { data: { questionOnce: true }, sft: { joinShare: 0.5 } });
   assert.deepEqual(sftDemoOptions(config, 2048).join, { share: 0.5, max: DEFAULT_JOIN_MAX });
-  assert.deepEqual(
-    sftDemoOptions(
-      resolveConfig("short", { data: { questionOnce: true }, sft: { joinShare: 0.5, joinMax: 3 } }),
-      2048,
-    )
-      .join,
-    { share: 0.5, max: 3 },
-  );
-  assert.equal(sftDemoOptions(resolveConfig("short", { data: { questionOnce: true } }), 2048).join, undefined);
-  // the bare list carries the relations as well: accepted, with the drills too
-  const bare = resolveConfig("short", {
+  assert.equal(sftDemoOptions(resolveConfig("quick", { data: { questionOnce: true } }), 2048).join, undefined);
+  const bare = resolveConfig("quick", {
     data: { questionOnce: true },
-    sft: { teacherMemory: "state-relations-bare", joinShare: 0.5, drillMix: 1, drillKinds: ["extract"] },
+    sft: { teacherMemory: "state-relations-bare", joinShare: 0.5, drillMix: 1 },
   });
   assert.equal(sftDemoOptions(bare, 2048).memory, "state-relations-bare");
   assert.throws(
-    () => resolveConfig("short", { data: { questionOnce: true }, sft: { teacherMemory: "state-chain-bare" } }),
-    (e: Error) =>
-      e instanceof UsageError &&
-      /^Invalid config: data\.questionOnce needs .*current value is sft\.teacherMemory "state-chain-bare"$/.test(
-        e.message,
-      ),
-  );
-  assert.deepEqual(resolveConfig("short", { sft: { drillMix: 0.1, drillKinds: ["extract"] } }).sft.drillKinds, [
-    "extract",
-  ]);
-  assert.throws(() => resolveConfig("short", { sft: { drillKinds: [] } }), /sft\.drillKinds.*must not be empty/);
-  assert.throws(() => resolveConfig("short", { sft: { drillKinds: ["copy"] } as never }), /sft\.drillKinds/);
-  assert.throws(
-    () => resolveConfig("short", { sft: { joinShare: 0.5 } }),
+    () => resolveConfig("quick", { sft: { joinShare: 0.5 } }),
     /Invalid config: sft\.joinShare > 0 needs data\.questionOnce .*current values are sft\.joinShare 0\.5, data\.questionOnce undefined$/,
   );
 });
 
-Deno.test("validateConfig(): data.validCount below eval.questions and data.validFraction outside (0, 1) refused by name", () => {
+Deno.test("validateConfig(): data.validCount below eval.questions refused by name", () => {
   assert.throws(
     () => resolveConfig("quick", { data: { validCount: 2 }, eval: { questions: 4 } }),
     /eval\.questions \(4\) must be ≤ data\.validCount \(2\) when it is set/,
   );
   assert.equal(resolveConfig("quick", { data: { validCount: 4 }, eval: { questions: 4 } }).data.validCount, 4);
-  for (const f of [0, 1]) {
-    assert.throws(
-      () => resolveConfig("quick", { data: { validCount: 8, validFraction: f } }),
-      new RegExp(`data\\.validFraction must be in \\(0, 1\\), current value is ${f}`),
-    );
-  }
 });

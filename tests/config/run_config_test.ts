@@ -12,7 +12,7 @@ Deno.test("readRunConfig(): a run's config back as saved; every damage a DataErr
     ["[1, 2]", /config\.json: Invalid config: the config must be an object of fields/],
     [
       '{"preset": "huge"}',
-      /config\.json: Invalid config: preset must be one of default, quick, paper, short, current value is "huge"/,
+      /config\.json: Invalid config: preset must be one of default, quick, current value is "huge"/,
     ],
     [
       '{"preset": "quick", "eval": {"questions": 1e999}}',

@@ -23,7 +23,7 @@ async function fakeRun() {
     sizes: { countries: 2, cities: 4, people: 6, companies: 3, films: 3, distractors: 0 },
   });
   const run = await Deno.makeTempDir();
-  const config = resolveConfig("quick", { dataDir: data, name: "t", model: "tiny", rl: { memSpanWeight: "span" } });
+  const config = resolveConfig("quick", { dataDir: data, name: "t", model: "tiny", rl: { memCredit: "infomem" } });
   await Deno.writeTextFile(`${run}/config.json`, JSON.stringify(config));
   const tokenizerText = await Deno.readTextFile(`${data}/tokenizer.json`);
   await Deno.writeTextFile(`${run}/tokenizer.json`, tokenizerText);
@@ -252,7 +252,7 @@ print(json.dumps(load_options(sys.argv[2]).to_json()))
   assert.equal(r.code, 0, r.stderr);
   const [score, options] = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
   assert.deepEqual(score, { score: 1, em: 1, f1: 1, format_valid: 1, answered: 1, objectives: 2 });
-  assert.deepEqual([options.threshold, options.span_weight, options.pool], [0.5, "span", "question"]);
+  assert.deepEqual([options.threshold, options.variant, options.span_weight], [0.5, "infomem", "token"]);
   // an unknown key in mempo.json is refused by name
   await Deno.writeTextFile(`${out}/config/bad.json`, JSON.stringify({ mem_coeff: 1 }));
   const bad = await python([

@@ -46,7 +46,7 @@ Deno.test("verlOverrides(): every key exists in verl 0.7.0's trainer config, for
     resolveConfig("quick"),
     resolveConfig("default"),
     resolveConfig("quick", { rl: { klEstimator: "k3", std: "population", epsilon: 1e-4, klCoef: 0 } }),
-    resolveConfig("default", { rl: { klEstimator: "k2", memPool: "turn", seed: 9 } }),
+    resolveConfig("default", { rl: { klEstimator: "k2", memCredit: "infomem", seed: 9 } }),
   ];
   let checked = 0;
   for (const c of configs) {
@@ -94,17 +94,6 @@ Deno.test("verlOverrides() carries the run's hyperparameters (hand-checked again
     /sizes\.maxToolTokens must be a positive integer/,
   );
   assert.ok(notCarried(c, "ppo").some((l) => l.startsWith("rl.vfCoef 0.5")));
-  // dynamic sampling: not a key of verl's main trainer, so said in words with the DAPO recipe's keys, never dropped
-  assert.ok(!notCarried(c, "grpo").some((l) => l.includes("filterGroups")));
-  const dapo = notCarried(resolveConfig("quick", { rl: { filterGroups: true, maxGenBatches: 6 } }), "grpo")
-    .filter((l) => l.startsWith("rl.filterGroups true, rl.maxGenBatches 6:"));
-  assert.equal(dapo.length, 1);
-  assert.match(dapo[0]!, /algorithm\.filter_groups\.enable=True.*max_num_gen_batches=6/);
-  assert.ok(
-    !verlOverrides(resolveConfig("quick", { rl: { filterGroups: true } }), "grpo", SIZES)
-      .some((o) => o.key.includes("filter_groups")),
-    "no key verl v0.7.0's main trainer lacks",
-  );
 });
 
 Deno.test("renderOverrides(): a comment naming the source above each key=value; one-word values only", () => {

@@ -65,7 +65,7 @@ Deno.test("branchRun(): refuses changed SFT fields, an unfinished SFT, its own d
     [{ dataDir: "data/other" }, /dataDir is "data\/quick" in .* and "data\/other" here/],
     [{ model: "tiny" }, /model is "small" in .* and "tiny" here/],
     [{ data: { ...config.data, testObjectives: [1, 2, 8] } }, /data\.testObjectives\[2\] is 4 in .* and 8 here/],
-    [{ data: { ...config.data, trainMarkers: 8 } }, /data\.trainMarkers is undefined in .* and 8 here/],
+    [{ data: { ...config.data, distinctAnswers: true } }, /data\.distinctAnswers is undefined in .* and true here/],
     [{ sft: { ...config.sft, lr: 1e-3 } }, /sft\.lr is 0\.003 in .* and 0\.001 here/],
     [{ rl: { ...config.rl, maxTurnTokens: 64 } }, /rl\.maxTurnTokens is 48 in .* and 64 here/],
   ];

@@ -26,7 +26,7 @@ const models = () => {
 };
 const disposed = (m: Model) => m.weights.size === 0;
 
-Deno.test("evaluateRun(): the rows of evaluateAgents, the recorded SFT demonstrations' contexts, every file; models freed", async () => {
+Deno.test("evaluateRun(): the rows of evaluateAgents, the recorded SFT demonstrations' contexts, every file; the models left to the caller", async () => {
   // the reference: the same agents evaluated directly, on models built from the same seeds
   const ref = models();
   const want = await evaluateAgents(runAgents(ref.sft, ref.trained, data.tokenizer), data, config.eval);
@@ -99,7 +99,9 @@ Deno.test("evaluateRun(): the rows of evaluateAgents, the recorded SFT demonstra
   for (const f of ["eval.md", "eval_f1.svg", "eval_tokens.svg", "train_curves.svg"]) {
     assert.ok((await Deno.stat(`${runDir}/${f}`)).size > 0, f);
   }
-  assert.ok(disposed(sft) && disposed(mempo), "evaluateRun owns the models");
+  assert.ok(!disposed(sft) && !disposed(mempo), "the caller owns the models");
+  sft.dispose();
+  mempo.dispose();
 });
 
 Deno.test("evaluateRun({ outDir }): the validation sets' evaluation in its own folder, named as such", async () => {
@@ -132,6 +134,7 @@ Deno.test("evaluateRun({ outDir }): the validation sets' evaluation in its own f
     trained: new Map(),
     metrics: [],
   });
+  sft.dispose();
   assert.deepEqual(rows, want);
   const json = JSON.parse(await Deno.readTextFile(`${outDir}/eval.json`));
   assert.equal(json.split, "valid");
@@ -165,7 +168,7 @@ Deno.test("runDemoContexts(): recorded in sft/'s state, else recomputed from the
   m.dispose();
 });
 
-Deno.test("evaluateRun(): refused (an algorithm without its policy) it still frees every model and writes nothing", async () => {
+Deno.test("evaluateRun(): refused (an algorithm without its policy) it writes nothing and leaves the models to the caller", async () => {
   const runDir = await Deno.makeTempDir();
   const { sft, mempo } = models();
   const grpoToo = { ...config, rl: { ...config.rl, algorithms: ["mempo" as const, "grpo" as const] } };
@@ -173,6 +176,8 @@ Deno.test("evaluateRun(): refused (an algorithm without its policy) it still fre
     evaluateRun({ runDir, config: grpoToo, data, sft, trained: new Map([["mempo", mempo]]), metrics: [] }),
     /Cannot evaluate .*: no trained policy for grpo \(rl\.algorithms\)/,
   );
-  assert.ok(disposed(sft) && disposed(mempo));
+  assert.ok(!disposed(sft) && !disposed(mempo));
+  sft.dispose();
+  mempo.dispose();
   assert.deepEqual([...Deno.readDirSync(runDir)], []);
 });

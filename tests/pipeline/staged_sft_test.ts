@@ -26,7 +26,7 @@ Deno.test("pipeline: sft.horizons and sft.drillFrom give, in one run, the steps 
   // the lineage: 3 steps; continued to 5; continued to 8 with the drill added
   const lineage = await Deno.makeTempDir();
   assert.equal((await runPipeline({ config: stage({ steps: 3 }), outDir: lineage, evaluate: false })).completed, true);
-  for (const sft of [{ steps: 5 }, { steps: 8, drillMix: 0.5, drillKinds: ["extract" as const] }]) {
+  for (const sft of [{ steps: 5 }, { steps: 8, drillMix: 0.5 }]) {
     const record = `${lineage}/sft/config.json`;
     const json = JSON.parse(await Deno.readTextFile(record));
     json.state.done = false;
@@ -37,7 +37,7 @@ Deno.test("pipeline: sft.horizons and sft.drillFrom give, in one run, the steps 
 
   // the same in one config
   const staged = await Deno.makeTempDir();
-  const one = stage({ steps: 8, horizons: [3, 5], drillMix: 0.5, drillKinds: ["extract"], drillFrom: 5 });
+  const one = stage({ steps: 8, horizons: [3, 5], drillMix: 0.5, drillFrom: 5 });
   assert.equal((await runPipeline({ config: one, outDir: staged, evaluate: false })).completed, true);
 
   const rows = await sftRows(staged);
@@ -60,7 +60,7 @@ Deno.test("pipeline: sft.horizons and sft.drillFrom give, in one run, the steps 
 
   // and the drill is absent before step 5: with it from the first step, the first steps draw other sequences
   const early = await Deno.makeTempDir();
-  const drilledEarly = stage({ steps: 8, horizons: [3, 5], drillMix: 0.5, drillKinds: ["extract"] });
+  const drilledEarly = stage({ steps: 8, horizons: [3, 5], drillMix: 0.5 });
   assert.equal((await runPipeline({ config: drilledEarly, outDir: early, evaluate: false })).completed, true);
   const earlyRows = await sftRows(early);
   assert.notDeepEqual(earlyRows.slice(0, 5).map((r) => r["sft/loss"]), rows.slice(0, 5).map((r) => r["sft/loss"]));

@@ -12,10 +12,9 @@ const stageRows = async (dir: string, stage: string) =>
       Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith("time/")))
     );
 
-Deno.test("config: sft.pretrainLoss needs a horizon past the warm-up's steps, and the default and paper presets set it", () => {
+Deno.test("config: sft.pretrainLoss needs a horizon past the warm-up's steps, and the default preset sets it", () => {
   assert.equal(resolveConfig("default").sft.pretrainLoss, 1);
-  assert.equal(resolveConfig("paper").sft.pretrainLoss, 1);
-  assert.equal(resolveConfig("short").sft.pretrainLoss, undefined);
+  assert.equal(resolveConfig("quick").sft.pretrainLoss, undefined);
   assert.throws(
     () => resolveConfig("default", { sft: { pretrainHorizon: 450 } }),
     /sft\.pretrainHorizon must be > sft\.pretrainSteps \(450\) with sft\.pretrainLoss set, current value is 450/,
@@ -31,13 +30,13 @@ Deno.test("pipeline: the warm-up stops at pretrainSteps once formed, runs to the
   const config = (pretrainLoss?: number) =>
     resolveConfig("quick", {
       dataDir,
+      model: "tiny", // the warm-up's 32 sequences a step, at a test's cost
       sft: {
         ...quick.sft,
         steps: 1,
         demos: 16,
         pretrainSteps: 24,
         pretrainHorizon: 48,
-        pretrainBatchSize: 4,
         ...(pretrainLoss === undefined ? {} : { pretrainLoss }),
       },
       rl: { ...quick.rl, algorithms: [] },

@@ -48,23 +48,3 @@ Deno.test("pipeline: a run stopped after the induction warm-up resumes from its 
   assert.equal(warmUps, 0, "the resume does not warm up again");
   assert.deepEqual(strip(await read(cut)), strip(await read(whole)));
 });
-
-Deno.test("pipeline: the warm-up draws sft.pretrainBatchSize sequences a step (32 when unset)", async () => {
-  const tokens = async (pretrainBatchSize?: number) => {
-    const config = resolveConfig("quick", {
-      dataDir: await Deno.makeTempDir(),
-      sft: { ...resolveConfig("quick").sft, pretrainSteps: 2, steps: 0, demos: 16, pretrainBatchSize },
-      rl: { ...resolveConfig("quick").rl, algorithms: [] },
-    });
-    const out = await Deno.makeTempDir();
-    await runPipeline({ config, outDir: out, evaluate: false });
-    return (await read(out)).filter((r) => r.stage === "pretrain").map((r) => r["sft/tokens"] as number);
-  };
-  const [unset, b32, b4] = [await tokens(), await tokens(32), await tokens(4)];
-  assert.deepEqual(unset, b32);
-  assert.equal(b4.length, 2);
-  // the same sequence lengths drawn, an eighth as many
-  for (const [i, t] of b4.entries()) {
-    assert.ok(t > b32[i]! / 16 && t < b32[i]! / 4, `step ${i}: ${t} against ${b32[i]}`);
-  }
-});

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { buildTokenizer, SPECIAL_TOKENS } from "../../lib/text/tokenizer.ts";
-import { copyTaskSequences, inductionSequences } from "../../lib/train/copy_task.ts";
-import { resolveConfig } from "../../lib/config/experiment.ts";
+import { copyTaskSequences } from "../../lib/train/copy_task.ts";
 
 Deno.test("copyTaskSequences(): ordinary words only, the sequence repeated after noise, loss on the repeat's 2nd word on", () => {
   const tok = buildTokenizer(["alpha beta gamma delta epsilon zeta eta theta"]);
@@ -33,23 +32,4 @@ Deno.test("copyTaskSequences(): ordinary words only, the sequence repeated after
     () => copyTaskSequences(tok, { count: 1, length: [5, 3] }),
     /length must be integers 2 ≤ min ≤ max, current value is 5,3/,
   );
-});
-
-Deno.test("inductionSequences(): the run's sft.inductionNoise reaches the copy task (default 4, 32 when set)", () => {
-  const tok = buildTokenizer(["alpha beta gamma delta epsilon zeta eta theta"]);
-  const noise = (seqs: { tokens: readonly number[] }[]) =>
-    Math.max(
-      ...seqs.map((s) =>
-        s.tokens.length - 3 - 2 * (s.tokens.length - 1 - s.tokens.indexOf(tok.special("<|assistant|>")))
-      ),
-    );
-  const quick = resolveConfig("quick", {});
-  assert.equal(quick.sft.inductionNoise, undefined);
-  const byDefault = inductionSequences(tok, quick.sft, { count: 300, seed: 2 });
-  assert.deepEqual(byDefault, copyTaskSequences(tok, { count: 300, seed: 2, maxNoise: 4 }));
-  assert.equal(noise(byDefault), 8, "at most 4 noise words each side, and both reached");
-  const wide = resolveConfig("quick", { sft: { inductionNoise: 32 } });
-  const seqs = inductionSequences(tok, wide.sft, { count: 300, seed: 2 });
-  assert.deepEqual(seqs, copyTaskSequences(tok, { count: 300, seed: 2, maxNoise: 32 }));
-  assert.ok(noise(seqs) > 40 && noise(seqs) <= 64, `noise up to ${noise(seqs)} words`);
 });

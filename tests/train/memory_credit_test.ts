@@ -66,7 +66,7 @@ Deno.test("computeMemoryCredit(): one batched scoring equals per-pair scoring; p
     coverage: true,
   });
   assertAllClose(covered.rewards[p.episode]![p.turn]!, expected1, { rtol: 1e-3, atol: 0 });
-  // episodes from several rollout calls (rl.filterGroups' batches) repeat ids: the credit goes by place in the list
+  // episodes that repeat ids: the credit goes by place in the list
   const clashing = episodes.map((e) => ({ ...e, id: 0 }));
   assert.deepEqual(await computeMemoryCredit(model, clashing, data.tokenizer, { epsilon: 1e-6 }), credit);
   assert.ok(credit.rewards.filter((row) => row.some((x) => x !== null)).length > 1, "credit on several episodes");

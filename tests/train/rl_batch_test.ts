@@ -23,7 +23,7 @@ Deno.test("outcomeTurnSequences(): A^T on every sampled token, A^M added on the 
   assert.deepEqual(seqs[1]!.lossMask, [0, 0, 0, 0, 1, 1, 1]);
   assertAllClose(seqs[1]!.extras.oldLogProbs!, [0, 0, 0, 0, -0.1, -0.2, -0.3]);
   assert.deepEqual(seqs[2]!.extras.advantages, [0, -0.8]);
-  // memCloseTag false: the span's last token (`</mem>`) keeps A^T only
+  // closeTag false: the span's last token (`</mem>`) keeps A^T only
   const content = outcomeTurnSequences(episodes, [0.8, -0.8], [[null, -1.22], [null, null]], {
     memCoef: 1,
     closeTag: false,

@@ -5,8 +5,7 @@ import { modelPreset } from "../../lib/model/config.ts";
 import { copyModel, createModel, trainableVariables } from "../../lib/model/params.ts";
 import { createAdamW } from "../../lib/optim/adamw.ts";
 import { resolveConfig } from "../../lib/config/experiment.ts";
-import { drawQuestions, mempoOptions, rlStep, worldPools } from "../../lib/train/rl_trainer.ts";
-import { objectivePool } from "../../lib/env/questions.ts";
+import { drawQuestions, mempoOptions, rlStep } from "../../lib/train/rl_trainer.ts";
 import { createTeacher } from "../../lib/env/teacher.ts";
 import type { AgentPolicy, TurnRequest } from "../../lib/env/rollout.ts";
 import { createRng, hashSeed } from "../../lib/random.ts";
@@ -78,7 +77,7 @@ Deno.test("rlStep with rl.joinShare: joined groups, the teacher writes each join
   // every question was joined (share 1), so the teacher wrote exactly one turn per episode: the first
   assert.equal(asked.length, 3 * 2);
   assert.ok(asked.every((r) => r.turns === 0 && r.task.learnFrom === 1));
-  const drawn = drawQuestions(qo, 3, "main", createRng(hashSeed(3, 0x5eed, 0)));
+  const drawn = drawQuestions(qo, 3, createRng(hashSeed(3, 0x5eed, 0)));
   const tasks = asked.map((r) => r.task);
   tasks.forEach((t, i) => {
     const own = drawn[Math.floor(i / 2)]!;
@@ -97,116 +96,29 @@ Deno.test("rlStep with rl.joinShare: joined groups, the teacher writes each join
   optimizer.dispose();
 });
 
-Deno.test("drawQuestions(): 'main' keeps the main world's draw; 'all' draws every world, each with its search index", async () => {
+Deno.test("drawQuestions(): the main world's training questions, drawn by the step's generator", async () => {
   const auxDir = await Deno.makeTempDir();
   await buildData(auxDir, 14, { trainCount: 12, testCount: 1, auxWorlds: 2, auxObjectives: [3] });
   const d = await loadData(auxDir);
-  const main = drawQuestions(d, 6, "main", createRng(5));
+  const main = drawQuestions(d, 6, createRng(5));
   const rng = createRng(5);
   assert.deepEqual(
     main.map((t) => t.question),
     Array.from({ length: 6 }, () => d.train[rng.int(d.train.length)]!.question),
   );
   assert.deepEqual(main.map((t) => t.groupId), [0, 1, 2, 3, 4, 5]);
-  const all = drawQuestions(d, 60, "all", createRng(5));
-  assert.deepEqual(all.map((t) => t.groupId), Array.from({ length: 60 }, (_, i) => i));
-  assert.deepEqual(drawQuestions(d, 60, "all", createRng(5)), all, "seeded");
-  const fromAux = (k: number) => all.filter((t) => t.search === d.aux[k]!.search);
-  for (const k of [0, 1]) {
-    assert.ok(fromAux(k).length > 0, `aux world ${k + 1} drawn`);
-    for (const t of fromAux(k)) {
-      assert.ok(d.aux[k]!.train.some((r) => r.question === t.question));
-      assert.equal(t.targets.length, 3, "auxiliary questions have their own objective counts");
-    }
-  }
-  const fromMain = all.filter((t) => t.search === undefined);
-  assert.ok(fromMain.length > 0 && fromMain.every((t) => d.train.some((r) => r.question === t.question)));
-  // one MemPO step on questions of every world runs (each episode searches its own corpus)
-  const config =
-    resolveConfig("quick", { rl: { questionsPerStep: 4, groupSize: 2, maxTurnTokens: 16, worlds: "all" } }).rl;
-  const policy = createModel(modelPreset("tiny", d.tokenizer.size), { seed: 1 });
-  const reference = copyModel(policy);
-  const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr });
-  const row = await rlStep({ algorithm: "mempo", policy, optimizer, reference, data: d, config, seed: 3 }, 0);
-  assert.ok(Number.isFinite(row["rollout/reward_mean"] as number));
-  for (const m of [policy, reference]) m.dispose();
-  optimizer.dispose();
-});
-
-Deno.test("rlStep with rl.joinShare on every world: a joined task's objectives are all of its own world, searched there", async () => {
-  const auxDir = await Deno.makeTempDir();
-  await buildData(auxDir, 14, {
-    trainCount: 12,
-    testCount: 1,
-    auxWorlds: 2,
-    auxObjectives: [1, 2],
-    questionOnce: true,
-    sizes: { distractors: 0 },
-  });
-  const d = await loadData(auxDir);
-  const pools = worldPools(d);
-  assert.deepEqual([...pools.keys()], [undefined, d.aux[0]!.search, d.aux[1]!.search]);
-  assert.deepEqual(pools.get(d.aux[1]!.search), objectivePool(d.aux[1]!.train));
-  const config = {
-    ...resolveConfig("quick", {
-      data: { questionOnce: true },
-      rl: {
-        questionsPerStep: 16,
-        groupSize: 1,
-        maxTurnTokens: 16,
-        maxTurns: 16,
-        joinShare: 1,
-        joinMax: 2,
-        worlds: "all",
-      },
-    }).rl,
-    maxTurns: 1, // the teacher's turn only: the test reads the tasks, not the answers
-  };
-  const policy = createModel(modelPreset("tiny", d.tokenizer.size), { seed: 1 });
-  const reference = copyModel(policy);
-  const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr });
-  const tasks: TurnRequest["episode"]["task"][] = [];
-  const scripted = createTeacher(d.tokenizer, { dropProbability: 0, seed: 0 });
-  const teacher: AgentPolicy = {
-    nextTurns: (requests, options) => {
-      tasks.push(...requests.map((r) => r.episode.task));
-      return scripted.nextTurns(requests, options);
-    },
-  };
-  await rlStep({ algorithm: "grpo", policy, optimizer, reference, data: d, config, seed: 3, teacher }, 0);
-  // every question is joined (share 1): the teacher writes each one's first turn
-  assert.equal(tasks.length, 16);
-  assert.ok(tasks.some((t) => t.search !== undefined) && tasks.some((t) => t.search === undefined), "both kinds drawn");
-  const key = (q: { subject: string; answer: string }) => `${q.subject} ${q.answer}`;
-  for (const t of tasks) {
-    const own = new Set(pools.get(t.search)!.map(key));
-    assert.ok(t.subQuestions!.length >= 2, "joined");
-    assert.ok(t.subQuestions!.every((q) => own.has(key(q))), `every objective of "${t.question}" is of its world`);
-  }
-  for (const m of [policy, reference]) m.dispose();
-  optimizer.dispose();
+  assert.ok(main.every((t) => t.search === undefined), "searched in the main world's corpus");
 });
 
 Deno.test("mempoOptions(): each rl.mem* setting reaches its own option of computeMemoryCredit or outcomeTurnSequences, and nothing else", () => {
   const base = mempoOptions(resolveConfig("default").rl);
-  assert.deepEqual(base.credit, {
-    epsilon: 1e-6,
-    std: "bessel",
-    pool: undefined,
-    coverage: undefined,
-    variant: undefined,
-    threshold: 0.5,
-  });
-  assert.deepEqual(base.sequences, { memCoef: 1, closeTag: undefined, spanWeight: undefined });
+  assert.deepEqual(base.credit, { epsilon: 1e-6, std: "bessel", variant: undefined, threshold: 0.5 });
+  assert.deepEqual(base.sequences, { memCoef: 1 });
   const cases = [
-    ["memPool", "turn", "credit", "pool"],
-    ["memCoverage", true, "credit", "coverage"],
     ["memThreshold", 0.25, "credit", "threshold"],
     ["epsilon", 1e-3, "credit", "epsilon"],
     ["std", "population", "credit", "std"],
     ["memCoef", 0.25, "sequences", "memCoef"],
-    ["memCloseTag", false, "sequences", "closeTag"],
-    ["memSpanWeight", "span", "sequences", "spanWeight"],
     ["memCredit", "infomem", "credit", "variant"],
   ] as const;
   for (const [field, value, call, option] of cases) {
@@ -217,42 +129,4 @@ Deno.test("mempoOptions(): each rl.mem* setting reaches its own option of comput
   // no threshold: the key is absent, so computeMemoryCredit's default (off) applies
   const off = mempoOptions({ ...resolveConfig("default").rl, memThreshold: undefined });
   assert.equal("threshold" in off.credit, false);
-});
-
-Deno.test("rlStep with rl.filterGroups: all-equal groups are never trained on; the draws go on to rl.maxGenBatches, logged", async () => {
-  // an untrained policy answers nothing right: every group's rewards are all 0, so nothing is kept in any batch
-  const config = resolveConfig("quick", {
-    rl: { questionsPerStep: 2, groupSize: 2, maxTurnTokens: 16, lr: 1e-2, filterGroups: true, maxGenBatches: 3 },
-  }).rl;
-  for (const algorithm of ["grpo", "mempo"] as const) {
-    const policy = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
-    const reference = copyModel(policy);
-    const optimizer = createAdamW(trainableVariables(policy), { lr: config.lr, weightDecay: 0 });
-    const w = "model.layers.0.self_attn.q_proj.weight";
-    const before = policy.weights.get(w)!.dataSync().slice();
-    const row = await rlStep({ algorithm, policy, optimizer, reference, data, config, seed: 3 }, 0);
-    assert.equal(row["dapo/gen_batches"], 3);
-    assert.equal(row["dapo/groups_kept"], 0);
-    assert.equal(row["train/updates"], 0);
-    assert.equal(row["grpo/frac_zero_std"], 1);
-    assert.equal(row["rollout/reward_mean"], 0);
-    assert.deepEqual(policy.weights.get(w)!.dataSync(), before, "no group kept, no update");
-    // batch 0 is the step's one batch without the filter: the same rollouts (one batch drawn, none kept, no update)
-    const first = await rlStep(
-      { algorithm, policy, optimizer, reference, data, config: { ...config, maxGenBatches: 1 }, seed: 3 },
-      0,
-    );
-    const plain = await rlStep(
-      { algorithm, policy, optimizer, reference, data, config: { ...config, filterGroups: false }, seed: 3 },
-      0,
-    );
-    assert.equal(plain["dapo/gen_batches"], undefined);
-    for (const k of ["rollout/turns", "rollout/total_tokens", "rollout/peak_context", "rollout/format_valid"]) {
-      assert.equal(first[k], plain[k], k);
-    }
-    assert.notEqual(row["rollout/total_tokens"], plain["rollout/total_tokens"], "later batches draw other rollouts");
-    assert.ok(Number(plain["train/updates"]) > 0, "the unfiltered step updates");
-    for (const m of [policy, reference]) m.dispose();
-    optimizer.dispose();
-  }
 });
