@@ -142,8 +142,25 @@ const section = (config: Record<string, unknown> | undefined, name: string) =>
   (config?.[name] ?? {}) as Record<string, unknown>;
 const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : undefined);
 
-/** The agents' label in the viewer (as eval.md's rows: `SFT (memory)`). */
-export const agentLabel = (r: { agent: string; contextPolicy: string }) => `${r.agent} (${r.contextPolicy})`;
+/**
+ * The agents' label in the viewer (as eval.md's rows: `SFT (memory)`).
+ *
+ * Source: this package (eval.md names an agent so).
+ *
+ * @param r An evaluation row's agent and context policy.
+ * @returns The label.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { agentLabel } from "./run_index.ts";
+ *
+ * assert.equal(agentLabel({ agent: "SFT", contextPolicy: "memory" }), "SFT (memory)");
+ * ```
+ */
+export function agentLabel(r: { agent: string; contextPolicy: string }): string {
+  return `${r.agent} (${r.contextPolicy})`;
+}
 
 /**
  * A run's summary for the run list: preset, stage and progress, headline
