@@ -117,6 +117,7 @@ export {
   type MemorySpan,
   spanLengthScales,
 } from "./lib/advantage/memory_advantage.ts";
+export { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./lib/train/memory_credit.ts";
 
 // The policy model: decoder, value head, sampling, scoring, checkpoints
 export { type ModelConfig, modelPreset } from "./lib/model/config.ts";
@@ -128,6 +129,7 @@ export { loadCheckpoint, saveCheckpoint } from "./lib/model/checkpoint.ts";
 
 // Lesson 9: the trainers and the pipeline (deno task train, eval, compare, release, export-verl)
 export { sftStep, type SftStepOptions, type SftStepResult } from "./lib/train/sft.ts";
+export { tasksFromRecords } from "./lib/train/demos.ts";
 export { trainSft, type TrainSftOptions } from "./lib/train/sft_trainer.ts";
 export { rlStep, type RlStepContext, rlStepContext } from "./lib/train/rl_trainer.ts";
 export { type MetricsRow } from "./lib/train/metrics.ts";
@@ -150,6 +152,7 @@ export {
 export { evaluateSavedRun } from "./lib/pipeline/evaluate_saved.ts";
 export { type CompareOptions, type CompareResult, compareRun } from "./lib/pipeline/compare.ts";
 export { branchRun } from "./lib/pipeline/branch.ts";
+export { loadRelease } from "./lib/release/release.ts";
 export { startFromRelease } from "./lib/release/from_release.ts";
 export { exportVerl, type ExportVerlOptions } from "./lib/export/export_verl.ts";
 export { type AgentSpec, evalMarkdown, type EvalRow, evaluateAgents, runAgents } from "./lib/eval/evaluate.ts";

@@ -143,12 +143,12 @@ const section = (config: Record<string, unknown> | undefined, name: string) =>
 const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : undefined);
 
 /**
- * The agents' label in the viewer (as eval.md's rows: `SFT (memory)`).
+ * The agents' label in the viewer, as eval.md's rows write it.
  *
- * Source: this package (eval.md names an agent so).
+ * Source: this package (eval.md's agent column).
  *
  * @param r An evaluation row's agent and context policy.
- * @returns The label.
+ * @returns `agent (contextPolicy)`.
  *
  * @example
  * ```ts
