@@ -45,11 +45,17 @@ function readSpec(): { point: string; at: number; signal: Deno.Signal } | null {
  * @param point The point's name.
  * @returns Nothing (or never, when it fires with `SIGKILL`).
  *
- * @example Unarmed, a point does nothing
+ * @example Unarmed, a point does nothing: the process goes on
  * ```ts
+ * import assert from "node:assert/strict";
  * import { faultPoint } from "./fault_point.ts";
  *
- * faultPoint("checkpoint-staged");
+ * let passed = 0;
+ * for (let i = 0; i < 3; i++) {
+ *   faultPoint("checkpoint-staged");
+ *   passed += 1;
+ * }
+ * assert.equal(passed, 3);
  * ```
  */
 export function faultPoint(point: string): void {

@@ -100,7 +100,7 @@ function linkTargets(text: string): string[] {
 
 /** The folders and root files of this repository that a path in code can name (run outputs are not in it). */
 const REPO_PATH =
-  /^(?:\.\/)?(?:(?:lib|tests|tools|bench|notebooks|docs|python|\.ci)\/[\w.*\-/]*|mod\.ts|deno\.json|deno\.lock|README\.md)$/;
+  /^(?:\.\/)?(?:(?:lib|research|tests|tools|bench|notebooks|docs|python|\.ci)\/[\w.*\-/]*|mod\.ts|deno\.json|deno\.lock|README\.md)$/;
 
 /** Paths named in code spans and code blocks: words that look like a repository path. */
 function codePaths(text: string): string[] {
@@ -182,39 +182,75 @@ interface Source {
   text: string;
 }
 
-/** Every code, test, doc and notebook file of the repository: lib/, tests/, bench/, tools/, python/, docs/, notebooks/, .ci/, README.md, mod.ts. */
+/** Every code, test, doc and notebook file of the repository: lib/, research/, tests/, bench/, tools/, python/, docs/, notebooks/, .ci/, README.md, mod.ts. */
 function sources(): Source[] {
   const text = /\.(?:ts|js|py|md|ipynb|json|sh)$|^run$/;
-  const files = ["lib", "tests", "bench", "tools", "python", "docs", "notebooks", ".ci"].flatMap((d) =>
+  const files = ["lib", "research", "tests", "bench", "tools", "python", "docs", "notebooks", ".ci"].flatMap((d) =>
     walk(d, (n) => text.test(n))
   );
   return [...files, "README.md", "mod.ts"].map((f) => ({ name: f, text: Deno.readTextFileSync(join(root, f)) }));
 }
 
+/** Folders a run or an export writes (placeholders and run names): their paths name outputs, not repository files. */
+const OUTPUT_DIRS = /^(?:runs|RUN|run|out|OUT|DIR|data)\//;
+
 /**
- * The citations in `text` a reader cannot follow: a name of `OUTSIDE`, or a repository path (`lib/…`, `docs/…#anchor`,
- * …, the `REPO_PATH` words) that `has` does not find, or whose anchor is no heading of the markdown file it names.
- * Run outputs (`runs/…`, `data/…`) are no repository paths and are not checked.
+ * The citations in `text` a reader cannot follow:
+ * - a name of `OUTSIDE` (the study notes, the design files, the folder beside the checkout);
+ * - a repository path (`lib/…`, `docs/…#anchor`, …, the `REPO_PATH` words) that `has` does not find, from the root or
+ *   from the folder of `from` (a markdown file's relative link), or whose anchor is no heading of the markdown file
+ *   it names;
+ * - any other path-like word naming a source or doc file (`a/b.ts`, `../x/y.md#part`, `research/z.ipynb`: a slash and
+ *   a `.ts`, `.md` or `.ipynb` name) that resolves neither from the root, nor from the folder of `from`, nor from
+ *   `lib/` (the code cites `model/config.ts` for `lib/model/config.ts`). In `.ts` files a quoted word is a string or
+ *   an import (`deno check` resolves imports), not a citation.
+ * Run outputs (`runs/…`, `RUN/…`, `data/…`) are no repository paths and are not checked; public code outside the
+ * repository is cited by name (`verl/trainer/ppo/core_algos.py`), which names no source file of ours.
  */
 export function citationProblems(
   text: string,
   has: (path: string) => boolean,
   headings: (file: string) => Set<string>,
+  from = "",
 ): string[] {
   const problems: string[] = [];
+  const dir = from.includes("/") ? dirname(from) : "";
+  /** The repository file `path` names, from the root, from `from`'s folder, or from lib/ (bare code citations). */
+  const resolve = (path: string, fromLib: boolean) =>
+    [path, ...(dir ? [join(dir, path)] : []), ...(fromLib ? [join("lib", path)] : [])]
+      .map((p) => p.replace(/\/$/, ""))
+      .find((p) => !p.startsWith("..") && (p.includes("*") ? glob(p).length > 0 : has(p)));
+  const check = (i: number, path: string, anchor: string | undefined, fromLib: boolean) => {
+    const file = resolve(path, fromLib);
+    if (file === undefined) problems.push(`${i + 1}: ${path} (no such file in the repository)`);
+    else if (anchor !== undefined && file.endsWith(".md") && !headings(file).has(anchor)) {
+      problems.push(`${i + 1}: ${path}#${anchor} (no such heading)`);
+    }
+  };
   text.split("\n").forEach((line, i) => {
     for (const m of line.matchAll(OUTSIDE)) problems.push(`${i + 1}: ${m[0]} (not in the repository)`);
     // words that start a path: after a space, a quote, a bracket or the line's start (not `../lib/x` or `a/lib/x`)
-    for (const m of line.matchAll(/(?<![\w.\/-])((?:lib|tests|tools|bench|notebooks|docs|python)\/[\w.*\-\/#]*)/g)) {
+    const seen = new Set<number>();
+    for (
+      const m of line.matchAll(/(?<![\w.\/-])((?:lib|research|tests|tools|bench|notebooks|docs|python)\/[\w.*\-\/#]*)/g)
+    ) {
       const [path, anchor] = m[1]!.replace(/[.,;:]+$/, "").split("#") as [string, string | undefined];
       if (!REPO_PATH.test(path) || /[<>{}…]|NAME/.test(path) || line.slice(m.index! + m[0].length).startsWith("${")) {
         continue;
       }
-      if (!(path.includes("*") ? glob(path).length > 0 : has(path.replace(/\/$/, "")))) {
-        problems.push(`${i + 1}: ${path} (no such file in the repository)`);
-      } else if (anchor !== undefined && path.endsWith(".md") && !headings(path).has(anchor)) {
-        problems.push(`${i + 1}: ${path}#${anchor} (no such heading)`);
-      }
+      seen.add(m.index!);
+      check(i, path, anchor, false);
+    }
+    // every other word that names a source or doc file by a path
+    for (
+      const m of line.matchAll(
+        /(?<![\w.\/@:$-])((?:\.{1,2}\/)*[A-Za-z_][\w.-]*(?:\/[\w.*-]+)+\.(?:ts|md|ipynb))(?:#([\w-]+))?(?![\w\/])/g,
+      )
+    ) {
+      if (seen.has(m.index!) || OUTPUT_DIRS.test(m[1]!)) continue;
+      const quoted = /["'`]/.test(line[m.index! - 1] ?? "") && line[m.index! + m[0].length] === line[m.index! - 1];
+      if (from.endsWith(".ts") && quoted && line[m.index! - 1] !== "`") continue;
+      check(i, m[1]!, m[2], !m[1]!.startsWith("."));
     }
   });
   return problems;
@@ -224,7 +260,7 @@ Deno.test("code, tests, docs and notebooks cite only what the repository has: no
   const headings = (file: string) => anchors(Deno.readTextFileSync(join(root, file)));
   // this file's samples name what the scan must catch; its own citations are the lines above
   const problems = sources().filter((s) => s.name !== "tests/docs_links_test.ts").flatMap((s) =>
-    citationProblems(s.text, exists, headings).map((p) => `${s.name}:${p}`)
+    citationProblems(s.text, exists, headings, s.name).map((p) => `${s.name}:${p}`)
   );
   assert.deepEqual(problems, [], `citations a reader of the repository cannot follow:\n${problems.join("\n")}`);
   const paths = sources().reduce(
@@ -239,7 +275,9 @@ Deno.test("docs: the checks above fail on what they must catch", () => {
   assert.deepEqual(linkTargets(d), ["docs/nope.md", "docs/README.md#nowhere"]);
   assert.deepEqual(codePaths(d), ["lib/advantage/nope.ts", "tests/env/*"]);
   assert.ok(!exists("docs/nope.md") && !exists("lib/advantage/nope.ts") && glob("tests/env/*").length > 0);
-  assert.deepEqual(codePaths("```sh\ndeno run -A tools/lookup_probe.ts runs/NAME\n```"), ["tools/lookup_probe.ts"]);
+  assert.deepEqual(codePaths("```sh\ndeno run -A research/lookup_probe.ts runs/NAME\n```"), [
+    "research/lookup_probe.ts",
+  ]);
   assert.deepEqual(codePaths("`runs/default/eval.md`, `data/test.parquet`, `verl/trainer/x.py`"), []);
   assert.equal(slug("Why 6 and 8 objectives fail (`q5`–`q8`)"), "why-6-and-8-objectives-fail-q5q8");
   assert.ok(anchors("# A\n## B c\n```\n# not a heading\n```\n## B c").has("b-c-1"));
@@ -254,7 +292,7 @@ Deno.test("docs: the checks above fail on what they must catch", () => {
 });
 
 Deno.test("citationProblems(): a sample with a bad citation of each kind is caught at its line; good ones pass", () => {
-  const files = new Set(["lib/model/config.ts", "docs/performance.md", "bench"]);
+  const files = new Set(["lib/model/config.ts", "docs/performance.md", "bench", "docs/research/ppo.md", "lib/tf.ts"]);
   const headings = () => new Set(["the-benchmark"]);
   const sample = [
     "// Source: MiniMind `model_minimind.py`; lib/model/config.ts (the presets) and bench/.", // fine
@@ -262,14 +300,25 @@ Deno.test("citationProblems(): a sample with a bad citation of each kind is caug
     "// the presets (lib/model/configs.ts)", // 3: no such file
     " * see docs/performance.md#bench-history.", // 4: no such heading
     `# workloads of ${DESIGN[2]}.md, the torch script in ../${SHARED}bench`, // 5: two outside names
-    "const p = `${dir}/lib/x.ts`; // built at run time, and ../lib/model/x.ts is relative", // fine
+    "const p = `${dir}/lib/x.ts`; // built at run time, and ../lib/model/x.ts is not there", // 6: relative, missing
+    "// model/config.ts (from the lib folder), ../tf.ts (from this file), RUN/diagnostics.md (an output)", // fine
+    "// as env/world.ts says, and ../../docs/nope.md#x", // 8: two missing files
+    'import { a } from "./a.ts"; const s = "b/c.ts"; // strings and imports are deno check\'s', // fine in .ts
+    "see [research/ppo.md](research/ppo.md), verl's `verl/trainer/ppo/core_algos.py`", // fine from docs/
   ].join("\n");
-  assert.deepEqual(citationProblems(sample, (p) => files.has(p), headings), [
+  assert.deepEqual(citationProblems(sample, (p) => files.has(p), headings, "lib/model/sample.ts"), [
     "3: lib/model/configs.ts (no such file in the repository)",
     "4: docs/performance.md#bench-history (no such heading)",
     `5: ${DESIGN[2]}.md (not in the repository)`,
     `5: ../${SHARED} (not in the repository)`,
+    "6: ../lib/model/x.ts (no such file in the repository)",
+    "8: env/world.ts (no such file in the repository)",
+    "8: ../../docs/nope.md (no such file in the repository)",
+    "10: research/ppo.md (no such file in the repository)",
+    "10: research/ppo.md (no such file in the repository)",
   ]);
+  // the same line from docs/README.md: its relative links resolve from docs/
+  assert.deepEqual(citationProblems(sample.split("\n")[9]!, (p) => files.has(p), headings, "docs/README.md"), []);
 });
 
 Deno.test("README.md: the two commands first, at most 200 lines, results between their markers, the tour tested", () => {

@@ -84,7 +84,7 @@ await runTask(TASK, async ({ flags: values }) => {
   if (files === undefined) {
     await check("format", ["fmt", "--check"]);
     await check("lint", ["lint"]);
-    await check("type-check", ["check", "mod.ts", "lib/", "tests/", "tools/", "bench/"]);
+    await check("type-check", ["check", "mod.ts", "lib/", "research/", "tests/", "tools/", "bench/"]);
   }
 
   /**
@@ -122,7 +122,7 @@ await runTask(TASK, async ({ flags: values }) => {
   const filter = values.filter === undefined ? [] : ["--filter", values.filter];
   await testSuite(
     "unit and doc tests",
-    ["test", "-A", "--doc", ...(files ?? ["lib/", "tests/", "mod.ts"]), ...filter],
+    ["test", "-A", "--doc", ...(files ?? ["lib/", "research/", "tests/", "mod.ts"]), ...filter],
     {
       MEMPO_SKIP_WEBGPU: "1",
     },

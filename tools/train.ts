@@ -259,14 +259,14 @@ await runTask(TASK, async ({ flags }) => {
     } s`,
   );
   const results: [string, string][] = [
-    ["eval.md", "the table above (EM / F1 / total tokens / peak context), the research check, diagnostics"],
+    ["eval.md", "the table above (EM / F1 / total tokens / peak context), the research check"],
     ["eval_f1.svg, eval_tokens.svg", "F1 and tokens against the number of objectives"],
     ["eval.json", "every evaluation row"],
     ["metrics.jsonl", "one row per training step"],
     ["episodes/", "the RL steps' and the evaluation's episodes (deno task view shows them)"],
     [
       ["sft", ...config.rl.algorithms].map((s) => `${s}/`).join(", "),
-      `checkpoints (deno task eval ${outDir} evaluates them again)`,
+      `checkpoints (deno task eval ${outDir} evaluates them again; deno task diagnose ${outDir} probes them)`,
     ],
   ];
   const width = Math.max(...results.map(([f]) => f.length)) + 2;

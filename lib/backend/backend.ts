@@ -42,9 +42,12 @@ const NODE_PACKAGES: Record<"tensorflow" | "tensorflow-gpu", string> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { webgpuAvailable } from "./backend.ts";
  *
- * console.log(await webgpuAvailable() ? "GPU path available" : "no adapter");
+ * const available = await webgpuAvailable();
+ * // an adapter exactly when Deno's navigator.gpu yields one (none without a Vulkan driver)
+ * assert.equal(available, (await navigator.gpu?.requestAdapter()) != null);
  * ```
  *
  * @returns `true` when `navigator.gpu.requestAdapter()` yields an adapter.

@@ -1,8 +1,10 @@
 /**
  * The evaluation stage of a run, for `deno task train` (after RL) and
  * `deno task eval` (on a run's checkpoints) alike: the agents on every test
- * set, the teacher-forced diagnostics, the equal-reward groups, the longest
- * contexts, then `eval.json`, `eval.md` and the figures.
+ * set, the decision entropy, the equal-reward groups, the longest contexts,
+ * then `eval.json`, `eval.md` and the figures. (The teacher-forced probes of
+ * where a policy goes wrong are a research instrument apart: `deno task
+ * diagnose`.)
  *
  * @module
  */
@@ -39,7 +41,6 @@ import {
   longestContextsMarkdown,
   trainingContexts,
 } from "../eval/longest_contexts.ts";
-import { type CopyDiagnostic, copyDiagnosticMarkdown, copyDiagnostics } from "../diagnostics/copy_diagnostic.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { decisionEntropyMarkdown, type DecisionEntropyRow, decisionEntropyRows } from "../eval/decision_entropy.ts";
 import { DataError } from "../errors.ts";
@@ -131,16 +132,16 @@ export interface EvaluateRunOptions {
 
 /**
  * The evaluation stage: every agent of {@linkcode runAgents} on every test
- * set (`evaluateAgents`), the teacher-forced diagnostics of the model agents
- * (`copyDiagnostics`), the equal-reward groups of the memory-context model
- * agents (`equalRewardGroups`), the longest training and test contexts
+ * set (`evaluateAgents`), the entropy at the memory decision of the
+ * memory-context model agents (`decisionEntropyRows`), their equal-reward
+ * groups (`equalRewardGroups`), the longest training and test contexts
  * (`longestContexts`, from the SFT checkpoint's recorded demonstrations and
  * the RL rows of `metrics`), then {@linkcode writeEvalFiles}. The models stay
  * the caller's (it frees them); the workers are closed whatever throws.
  *
  * ```text
- * agents → evaluateAgents → copyDiagnostics  (timed: eval)
- *        → equalRewardGroups                 (timed: groups)
+ * agents → evaluateAgents → decisionEntropyRows  (timed: eval)
+ *        → equalRewardGroups                     (timed: groups)
  *        → longestContexts → writeEvalFiles
  * ```
  *
@@ -213,13 +214,6 @@ export async function evaluateRun(
     const rows = workers !== undefined
       ? await workers.evaluate(agents, config.eval, onRow, undefined, onEpisodes)
       : await evaluateAgents(agents, data, config.eval, onRow, onEpisodes);
-    // where the agents go wrong: teacher-forced accuracy on the teacher's turns of every test set
-    const diagnostic = await copyDiagnostics(agents, data, {
-      questions: config.eval.questions,
-      maxTurnTokens: config.eval.maxTurnTokens,
-      seed: config.seed,
-      memory,
-    });
     // how undecided each policy is at the memory decision, along the cold-start teacher's episodes
     const entropy = await decisionEntropyRows(
       agents.flatMap((a) => ("model" in a && a.contextPolicy === "memory" ? [{ name: a.name, model: a.model }] : [])),
@@ -254,7 +248,6 @@ export async function evaluateRun(
     await writeEvalFiles(options.outDir ?? runDir, {
       rows,
       timings,
-      diagnostic,
       decisionEntropy: entropy,
       unseen: unseenTestWords(data),
       metrics,
@@ -289,8 +282,6 @@ export interface EvalFiles {
   rows: readonly EvalRow[];
   /** Seconds per stage (reported in eval.md). */
   timings: Readonly<Record<string, number>>;
-  /** Teacher-forced accuracies per test set and agent. */
-  diagnostic?: readonly CopyDiagnostic[];
   /** Entropy at the memory decision per model agent and test set (`decisionEntropyRows`); none without decoys. */
   decisionEntropy?: readonly DecisionEntropyRow[];
   /** Words of each test set's questions that no training question contains. */
@@ -348,7 +339,6 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
   const {
     rows,
     timings,
-    diagnostic,
     decisionEntropy,
     unseen,
     metrics = [],
@@ -369,7 +359,6 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
         ...(metricsNote === undefined ? {} : { metricsNote }),
         rows,
         timings,
-        diagnostic,
         ...(decisionEntropy?.length ? { decisionEntropy } : {}),
         unseen: unseen && Object.fromEntries(unseen),
         equalRewardGroups,
@@ -417,7 +406,6 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     ...(cost.length > 0 ? [tokenCostMarkdown(cost), ""] : []),
     ...(equalRewardGroups?.length ? [equalRewardGroupsMarkdown(equalRewardGroups), ""] : []),
     ...(signal.length > 0 ? [rlSignalMarkdown(signal, AGENT_NAMES), ""] : []),
-    ...(diagnostic ? [copyDiagnosticMarkdown(diagnostic), ""] : []),
     `Stage times (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`,
     "",
     "![F1 vs objectives](eval_f1.svg) ![Tokens per episode vs objectives](eval_tokens.svg)",

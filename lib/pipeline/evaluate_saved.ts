@@ -33,7 +33,35 @@ import type { ProgressEvent } from "./_progress.ts";
  * @param onWarning Told, before the evaluation, what was dropped from `metrics.jsonl` (`tornLineNote`).
  * @returns The rows and where the files are.
  *
- * @example See tests/pipeline/evaluate_saved_test.ts (a quick run evaluated on its validation sets).
+ * @example A saved run of an untrained tiny SFT policy, evaluated again on its one test set (tests/pipeline/evaluate_saved_test.ts evaluates the validation sets)
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildData, loadData } from "../data/build.ts";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { saveCheckpoint } from "../model/checkpoint.ts";
+ * import { evaluateSavedRun } from "./evaluate_saved.ts";
+ *
+ * const dataDir = await Deno.makeTempDir();
+ * await buildData(dataDir, 0, { trainCount: 4, testCount: 1, testObjectives: [1], sizes: { distractors: 0 } });
+ * const config = resolveConfig("quick", {
+ *   dataDir, model: "tiny", rl: { algorithms: [] }, eval: { questions: 1, maxTurns: 2, maxTurnTokens: 12 },
+ * });
+ * const run = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${run}/config.json`, JSON.stringify(config));
+ * await Deno.copyFile(`${dataDir}/tokenizer.json`, `${run}/tokenizer.json`);
+ * await Deno.writeTextFile(`${run}/metrics.jsonl`, "");
+ * const sft = createModel(modelPreset("tiny", (await loadData(dataDir)).tokenizer.size), { seed: 1 });
+ * await saveCheckpoint(`${run}/sft`, { models: { policy: sft }, state: { step: 0, done: true } });
+ * sft.dispose();
+ * const { rows, outDir } = await evaluateSavedRun(run);
+ * assert.equal(outDir, run);
+ * // the teacher and the SFT policy under each context policy, on the 1-objective set: the teacher answers it
+ * assert.deepEqual(rows.map((r) => `${r.agent} ${r.contextPolicy} ${r.objectives}`), ["Teacher full 1", "Teacher memory 1", "SFT full 1", "SFT memory 1"]);
+ * assert.deepEqual(rows.filter((r) => r.agent === "Teacher").map((r) => r.em), [1, 1]);
+ * assert.equal(JSON.parse(await Deno.readTextFile(`${run}/eval.json`)).rows.length, 4);
+ * ```
  */
 export async function evaluateSavedRun(
   dir: string,

@@ -30,7 +30,37 @@ import { loadRelease, RELEASE_METRICS, type ReleaseManifest } from "./release.ts
  * @param tokenizerText The run's data's `tokenizer.json` (the ids the release's weights must share).
  * @returns The release's manifest.
  *
- * @example See tests/release/from_release_test.ts (a real quick SFT released, then RL from it).
+ * @example A tiny release laid out as a run at RL; a config that changes the SFT's seed refused (tests/release/from_release_test.ts releases a real quick SFT and trains RL from it)
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildTokenizer, tokenizerToJson } from "../text/tokenizer.ts";
+ * import { modelPreset } from "../model/config.ts";
+ * import { createModel } from "../model/params.ts";
+ * import { readCheckpointRecord } from "../model/checkpoint.ts";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { writeRelease } from "./release.ts";
+ * import { startFromRelease } from "./from_release.ts";
+ *
+ * const tok = buildTokenizer(["a b c"]);
+ * const m = createModel(modelPreset("tiny", tok.size), { seed: 1 });
+ * const release = await Deno.makeTempDir();
+ * const config = resolveConfig("quick");
+ * const provenance = { command: "deno task train --stage sft", commit: "abc1234", seed: 0, sftSteps: 2, config, validation: [] };
+ * await writeRelease(release, m, tok, provenance, [{ stage: "sft", step: 0, "sft/loss": 3.5 }, { stage: "sft", step: 1, "sft/loss": 2.5 }]);
+ * m.dispose();
+ * const run = `${await Deno.makeTempDir()}/run`;
+ * const manifest = await startFromRelease(release, run, config, tokenizerToJson(tok));
+ * assert.equal(manifest.sftSteps, 2);
+ * // the run's SFT stage is the release's: its checkpoint done at step 2, its two SFT rows
+ * const record = await readCheckpointRecord(`${run}/sft`);
+ * assert.equal(record?.state.step, 2);
+ * assert.equal(record?.state.done, true);
+ * assert.equal((await Deno.readTextFile(`${run}/metrics.jsonl`)).trim().split("\n").length, 2);
+ * await assert.rejects(
+ *   startFromRelease(release, run, resolveConfig("quick", { seed: 5 }), tokenizerToJson(tok)),
+ *   /seed is 0 there and 5 here/,
+ * );
+ * ```
  */
 export async function startFromRelease(
   releaseDir: string,

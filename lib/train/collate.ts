@@ -106,9 +106,15 @@ export function collateLm(sequences: readonly LmSequence[], padId: number): LmBa
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { tf } from "../tf.ts";
  * import { collateLm, disposeLmBatch } from "./collate.ts";
  *
- * disposeLmBatch(collateLm([{ tokens: [1, 2], lossMask: [0, 1] }], 0));
+ * const before = tf.memory().numTensors;
+ * const batch = collateLm([{ tokens: [1, 2], lossMask: [0, 1] }], 0);
+ * assert.ok(tf.memory().numTensors > before);
+ * disposeLmBatch(batch);
+ * assert.equal(tf.memory().numTensors, before);
  * ```
  */
 export function disposeLmBatch(batch: LmBatch): void {

@@ -1,5 +1,5 @@
 // The exported Python reward (mempo_verl) equals the package's TypeScript reward case by case: every case of
-// tests/env/reward_test.ts and format_test.ts (and the JSDoc examples of reward.ts/format.ts), generated Unicode
+// tests/env/reward_test.ts and format_test.ts (and the JSDoc examples of reward.ts and format.ts), generated Unicode
 // answers, and ≥ 500 generated and malformed rollouts scored by the agent loop in TypeScript and, in Python,
 // from the response verl's reward manager decodes (the exported tokenizer read by Hugging Face's tokenizers).
 import assert from "node:assert/strict";

@@ -61,7 +61,6 @@ Deno.test("evaluateRun(): the rows of evaluateAgents, the recorded SFT demonstra
   assert.deepEqual(Object.keys(json), [
     "rows",
     "timings",
-    "diagnostic",
     "unseen",
     "equalRewardGroups",
     "longestContexts",

@@ -16,7 +16,7 @@ Deno.test("evaluateSavedRun(): a saved run's SFT checkpoint on its validation se
     dataDir,
     data: { ...resolveConfig("quick").data, ...sets },
     rl: { ...resolveConfig("quick").rl, algorithms: [] },
-    eval: { questions: 1, maxTurns: 3, maxTurnTokens: 12 },
+    eval: { questions: 1, maxTurns: 3, maxTurnTokens: 40 },
   });
   await Deno.writeTextFile(`${run}/config.json`, JSON.stringify(config));
   await Deno.copyFile(`${dataDir}/tokenizer.json`, `${run}/tokenizer.json`);

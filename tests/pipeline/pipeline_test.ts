@@ -142,8 +142,8 @@ Deno.test("pipeline (quick): a branch trains other RL settings from the run's SF
   );
 });
 
-Deno.test("tools/lookup_probe.ts on the quick run (state memory): one line per test set with every step of the operation", async () => {
-  const tool = new URL("../../tools/lookup_probe.ts", import.meta.url).pathname;
+Deno.test("research/lookup_probe.ts on the quick run (state memory): one line per test set with every step of the operation", async () => {
+  const tool = new URL("../../research/lookup_probe.ts", import.meta.url).pathname;
   const out = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", tool, full, "--policy", "mempo"] })
     .output();
   const text = new TextDecoder().decode(out.stdout);

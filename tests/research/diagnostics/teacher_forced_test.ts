@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { tf } from "../../lib/tf.ts";
-import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
-import { modelPreset } from "../../lib/model/config.ts";
-import { createModel } from "../../lib/model/params.ts";
-import { forwardLogits } from "../../lib/model/transformer.ts";
-import { probeHits, teacherForcedHits } from "../../lib/diagnostics/teacher_forced.ts";
+import { tf } from "../../../lib/tf.ts";
+import { buildTokenizer, encode } from "../../../lib/text/tokenizer.ts";
+import { modelPreset } from "../../../lib/model/config.ts";
+import { createModel } from "../../../lib/model/params.ts";
+import { forwardLogits } from "../../../lib/model/transformer.ts";
+import { probeHits, teacherForcedHits } from "../../../research/diagnostics/teacher_forced.ts";
 
 Deno.test("teacherForcedHits() counts, per key, the positions whose greedy prediction is the next token (slow per-sequence loop)", async () => {
   const tok = buildTokenizer(["a b c d e f g h"]);

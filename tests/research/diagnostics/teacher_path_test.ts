@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
-import { decode, encode } from "../../lib/text/tokenizer.ts";
-import { createTeacher, type MemoryFormat } from "../../lib/env/teacher.ts";
-import { type AgentPolicy, type Episode, runEpisodes } from "../../lib/env/rollout.ts";
-import { tasksFromRecords } from "../../lib/train/demos.ts";
-import { partAt, pathCells, teacherPath } from "../../lib/diagnostics/teacher_path.ts";
-import { teacherTestTurns } from "../_helpers.ts";
-import { modelPreset } from "../../lib/model/config.ts";
-import { createModel, trainableVariables } from "../../lib/model/params.ts";
-import { createAdamW } from "../../lib/optim/adamw.ts";
-import { collateLm, disposeLmBatch } from "../../lib/train/collate.ts";
-import { sftStep } from "../../lib/train/sft.ts";
-import { modelPolicy } from "../../lib/env/model_policy.ts";
+import { decode, encode } from "../../../lib/text/tokenizer.ts";
+import { createTeacher, type MemoryFormat } from "../../../lib/env/teacher.ts";
+import { type AgentPolicy, type Episode, runEpisodes } from "../../../lib/env/rollout.ts";
+import { tasksFromRecords } from "../../../lib/train/demos.ts";
+import { partAt, pathCells, teacherPath } from "../../../research/diagnostics/teacher_path.ts";
+import { teacherTestTurns } from "../../_helpers.ts";
+import { modelPreset } from "../../../lib/model/config.ts";
+import { createModel, trainableVariables } from "../../../lib/model/params.ts";
+import { createAdamW } from "../../../lib/optim/adamw.ts";
+import { collateLm, disposeLmBatch } from "../../../lib/train/collate.ts";
+import { sftStep } from "../../../lib/train/sft.ts";
+import { modelPolicy } from "../../../lib/env/model_policy.ts";
 
 const MAX_TURN_TOKENS = 64;
 

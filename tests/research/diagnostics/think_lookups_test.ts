@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { buildData, loadData } from "../../lib/data/build.ts";
-import { teacherDemonstrations } from "../../lib/train/demos.ts";
-import { modelPreset } from "../../lib/model/config.ts";
-import { createModel } from "../../lib/model/params.ts";
-import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
-import { THINK_KINDS, thinkPositions, thinkRecords } from "../../lib/diagnostics/think_lookups.ts";
-import { teacherTestTurns } from "../_helpers.ts";
+import { buildData, loadData } from "../../../lib/data/build.ts";
+import { teacherDemonstrations } from "../../../lib/train/demos.ts";
+import { modelPreset } from "../../../lib/model/config.ts";
+import { createModel } from "../../../lib/model/params.ts";
+import { stepAccuracy } from "../../../research/diagnostics/step_diagnostic.ts";
+import { THINK_KINDS, thinkPositions, thinkRecords } from "../../../research/diagnostics/think_lookups.ts";
+import { lengthenQuestion } from "../../../lib/env/longer_questions.ts";
+import { teacherTestTurns } from "../../_helpers.ts";
 
 Deno.test("thinkPositions(): per question of k objectives, k next subjects, one answer, every relation once and two words per later hop; linked: k subjects copied; the index first or last", async () => {
   for (const place of [true, "end"] as const) {
@@ -78,4 +79,58 @@ Deno.test("thinkPositions(): a question without a subject index has no think loo
   });
   assert.ok(sequences.length > 0);
   assert.deepEqual(sequences.flatMap((s) => thinkPositions(data.tokenizer, s)), []);
+});
+
+Deno.test("lengthenQuestion(): the teacher's turns are the question's own, each context longer by the words added; the think's lookups the same, at the same places of the index", async () => {
+  for (const place of [true, "end"] as const) {
+    const dir = await Deno.makeTempDir();
+    await buildData(dir, 5, {
+      trainCount: 4,
+      testCount: 4,
+      testObjectives: [2, 8],
+      markers: false,
+      distinctAnswers: true,
+      subjectIndex: place,
+    });
+    const data = await loadData(dir);
+    const records = data.test.get(2)!;
+    const donors = data.test.get(8)!;
+    const turns = async (rs: typeof records) =>
+      (await teacherDemonstrations(data, {
+        count: rs.length,
+        dropProbability: 0,
+        seed: 0,
+        policies: ["memory"],
+        records: rs,
+        memory: "state-chain-bare",
+      })).sequences;
+    const base = await turns(records);
+    for (const how of ["objectives", "filler"] as const) {
+      const longer = records.map((r, i) => ({
+        ...r,
+        question: lengthenQuestion(
+          r.question,
+          r.subQuestions!.map((q) => q.subject),
+          donors[i]!.subQuestions!.slice(0, 6),
+          how,
+        ),
+      }));
+      const added = longer.map((r, i) => r.question.split(" ").length - records[i]!.question.split(" ").length);
+      assert.ok(added.every((n) => n > 20), `${how}: six objectives' words added`);
+      const seqs = await turns(longer);
+      assert.equal(seqs.length, base.length, `${how}, index ${place}: the same turns`);
+      // each context is longer by its question's added words (a word is a token)
+      seqs.forEach((s, n) => {
+        const b = base[n]!;
+        const text = b.tokens.map((id) => data.tokenizer.tokens[id]).join(" ");
+        const q = records.findIndex((r) => text.includes(r.question));
+        assert.ok(q >= 0);
+        assert.equal(s.tokens.length - b.tokens.length, added[q], `${how}, index ${place}, turn ${n}`);
+        // what the turn writes is the same
+        assert.deepEqual(s.tokens.slice(-60), b.tokens.slice(-60));
+        const kinds = (x: typeof s) => thinkPositions(data.tokenizer, x).map(([, k]) => k);
+        assert.deepEqual(kinds(s), kinds(b), `${how}, index ${place}, turn ${n}`);
+      });
+    }
+  }
 });

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { buildData, loadData } from "../../lib/data/build.ts";
-import { decode } from "../../lib/text/tokenizer.ts";
-import { teacherDemonstrations } from "../../lib/train/demos.ts";
-import { modelPreset } from "../../lib/model/config.ts";
-import { createModel } from "../../lib/model/params.ts";
-import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
-import { CARRY_OUTCOMES, carryErrors, carryRecords } from "../../lib/diagnostics/carry_errors.ts";
-import { parseStateMemory } from "../../lib/env/teacher.ts";
+import { buildData, loadData } from "../../../lib/data/build.ts";
+import { decode } from "../../../lib/text/tokenizer.ts";
+import { teacherDemonstrations } from "../../../lib/train/demos.ts";
+import { modelPreset } from "../../../lib/model/config.ts";
+import { createModel } from "../../../lib/model/params.ts";
+import { stepAccuracy } from "../../../research/diagnostics/step_diagnostic.ts";
+import { CARRY_OUTCOMES, carryErrors, carryRecords } from "../../../research/diagnostics/carry_errors.ts";
+import { parseStateMemory } from "../../../lib/env/teacher.ts";
 
 Deno.test("carryErrors(): one outcome per carried answer of chain-memory teacher turns (3 objectives), and as many right as stepAccuracy counts", async () => {
   const dir = await Deno.makeTempDir();

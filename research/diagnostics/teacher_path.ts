@@ -13,14 +13,14 @@
  *
  * @module
  */
-import type { Tokenizer } from "../text/tokenizer.ts";
-import type { Model } from "../model/params.ts";
-import type { AgentPolicy, Episode, EpisodeTurn } from "../env/rollout.ts";
-import { turnStopIds } from "../env/rollout.ts";
+import type { Tokenizer } from "../../lib/text/tokenizer.ts";
+import type { Model } from "../../lib/model/params.ts";
+import type { AgentPolicy, Episode, EpisodeTurn } from "../../lib/env/rollout.ts";
+import { turnStopIds } from "../../lib/env/rollout.ts";
 import { teacherForcedArgmax } from "./teacher_forced.ts";
-import { RELATION_WORDS } from "../env/world.ts";
+import { RELATION_WORDS } from "../../lib/env/world.ts";
 
-import type { StateLayout } from "../env/teacher.ts";
+import type { StateLayout } from "../../lib/env/teacher.ts";
 
 /** The parts of a state memory's turn, in the order the default layout writes them. */
 export const TURN_PARTS = ["open", "answers", "action"] as const;
@@ -86,7 +86,7 @@ export interface TeacherPath {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
  * import { partAt } from "./teacher_path.ts";
  *
  * const tok = buildTokenizer(["zorbex born vunom kalmar |"]);
@@ -149,11 +149,11 @@ export interface TeacherPathOptions {
  * @example A model that has learned nothing leaves the path at its first turn; the teacher never does
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildData, loadData } from "../data/build.ts";
- * import { createModel } from "../model/params.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createTeacher } from "../env/teacher.ts";
- * import { teacherDemonstrations } from "../train/demos.ts";
+ * import { buildData, loadData } from "../../lib/data/build.ts";
+ * import { createModel } from "../../lib/model/params.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createTeacher } from "../../lib/env/teacher.ts";
+ * import { teacherDemonstrations } from "../../lib/train/demos.ts";
  * import { teacherPath } from "./teacher_path.ts";
  *
  * const dir = await Deno.makeTempDir();

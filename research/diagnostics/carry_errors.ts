@@ -12,10 +12,10 @@
  *
  * @module
  */
-import type { Tokenizer } from "../text/tokenizer.ts";
-import { parseStateMemory } from "../env/teacher.ts";
-import type { Model } from "../model/params.ts";
-import type { LmSequence } from "../train/collate.ts";
+import type { Tokenizer } from "../../lib/text/tokenizer.ts";
+import { parseStateMemory } from "../../lib/env/teacher.ts";
+import type { Model } from "../../lib/model/params.ts";
+import type { LmSequence } from "../../lib/train/collate.ts";
 import { stepPositions } from "./step_diagnostic.ts";
 import { teacherForcedArgmaxes } from "./teacher_forced.ts";
 
@@ -119,9 +119,9 @@ export interface CarryRecord {
  * @example An appended answer after a list of two
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createModel } from "../model/params.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createModel } from "../../lib/model/params.ts";
  * import { carryRecords } from "./carry_errors.ts";
  *
  * const tok = buildTokenizer(["a b c x born |"]);
@@ -193,9 +193,9 @@ export async function carryRecords(
  * @example A random tiny model rarely copies: every carried answer is counted once
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createModel } from "../model/params.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createModel } from "../../lib/model/params.ts";
  * import { carryErrors } from "./carry_errors.ts";
  *
  * const tok = buildTokenizer(["a b c x born |"]);

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { buildData, loadData } from "../../lib/data/build.ts";
-import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
-import { teacherDemonstrations } from "../../lib/train/demos.ts";
-import { modelPreset } from "../../lib/model/config.ts";
-import { createModel } from "../../lib/model/params.ts";
-import { STEP_KINDS, stepAccuracy, stepPositions } from "../../lib/diagnostics/step_diagnostic.ts";
-import { copyAccuracy } from "../../lib/diagnostics/copy_diagnostic.ts";
+import { buildData, loadData } from "../../../lib/data/build.ts";
+import { buildTokenizer, encode } from "../../../lib/text/tokenizer.ts";
+import { teacherDemonstrations } from "../../../lib/train/demos.ts";
+import { modelPreset } from "../../../lib/model/config.ts";
+import { createModel } from "../../../lib/model/params.ts";
+import { STEP_KINDS, stepAccuracy, stepPositions } from "../../../research/diagnostics/step_diagnostic.ts";
+import { copyAccuracy } from "../../../research/diagnostics/copy_diagnostic.ts";
 
 const dir = await Deno.makeTempDir();
 await buildData(dir, 8, {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { decode } from "../../lib/text/tokenizer.ts";
-import { teacherTestTurns } from "../_helpers.ts";
-import { modelPreset } from "../../lib/model/config.ts";
-import { createModel } from "../../lib/model/params.ts";
-import { extractionByPlace, extractionPositions } from "../../lib/diagnostics/extraction.ts";
+import { decode } from "../../../lib/text/tokenizer.ts";
+import { teacherTestTurns } from "../../_helpers.ts";
+import { modelPreset } from "../../../lib/model/config.ts";
+import { createModel } from "../../../lib/model/params.ts";
+import { extractionByPlace, extractionPositions } from "../../../research/diagnostics/extraction.ts";
 
 Deno.test("extractionPositions(): on the teacher's turns, each first turn's every open item (its subject, then its relations and `;`) and nothing of a later turn, with the question shown once or every turn", async () => {
   for (const questionOnce of [true, false]) {

@@ -4,18 +4,18 @@
  *
  * @module
  */
-import { tf } from "../tf.ts";
-import type { Tokenizer } from "../text/tokenizer.ts";
-import type { Model } from "../model/params.ts";
+import { tf } from "../../lib/tf.ts";
+import type { Tokenizer } from "../../lib/text/tokenizer.ts";
+import type { Model } from "../../lib/model/params.ts";
 import {
   disposeFusedWeights,
   forwardHidden,
   fuseWeights,
   outputLogits,
   outputProjection,
-} from "../model/transformer.ts";
-import { chunksByTokens } from "../model/score.ts";
-import { collateLm, disposeLmBatch, type LmSequence } from "../train/collate.ts";
+} from "../../lib/model/transformer.ts";
+import { chunksByTokens } from "../../lib/model/score.ts";
+import { collateLm, disposeLmBatch, type LmSequence } from "../../lib/train/collate.ts";
 
 /** Hits of one key: greedy predictions equal to the sequence's token, and positions scored. */
 export interface Hits {
@@ -46,9 +46,9 @@ export interface Hits {
  * @example A random tiny model predicts a keyed position or not, and counts it once
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createModel } from "../model/params.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createModel } from "../../lib/model/params.ts";
  * import { teacherForcedHits } from "./teacher_forced.ts";
  *
  * const tok = buildTokenizer(["a b c"]);
@@ -113,11 +113,11 @@ export async function teacherForcedHits(
  * @example A model's prediction at a position is the argmax of its logits there
  * ```ts
  * import assert from "node:assert/strict";
- * import { tf } from "../tf.ts";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createModel } from "../model/params.ts";
- * import { forwardHidden, outputLogits } from "../model/transformer.ts";
+ * import { tf } from "../../lib/tf.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createModel } from "../../lib/model/params.ts";
+ * import { forwardHidden, outputLogits } from "../../lib/model/transformer.ts";
  * import { teacherForcedArgmax } from "./teacher_forced.ts";
  *
  * const tok = buildTokenizer(["a b c"]);
@@ -157,9 +157,9 @@ export async function teacherForcedArgmax(
  * @example The same as one call per set
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createModel } from "../model/params.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createModel } from "../../lib/model/params.ts";
  * import { teacherForcedArgmax, teacherForcedArgmaxes } from "./teacher_forced.ts";
  *
  * const tok = buildTokenizer(["a b c"]);
@@ -252,9 +252,9 @@ export async function teacherForcedArgmaxes(
  * @example Two probes of one sequence, one pass
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createModel } from "../model/params.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createModel } from "../../lib/model/params.ts";
  * import { probeHits } from "./teacher_forced.ts";
  *
  * const tok = buildTokenizer(["a b c"]);

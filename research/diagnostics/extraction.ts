@@ -9,11 +9,11 @@
  *
  * @module
  */
-import type { Tokenizer } from "../text/tokenizer.ts";
-import type { Model } from "../model/params.ts";
-import type { LmSequence } from "../train/collate.ts";
+import type { Tokenizer } from "../../lib/text/tokenizer.ts";
+import type { Model } from "../../lib/model/params.ts";
+import type { LmSequence } from "../../lib/train/collate.ts";
 import { teacherForcedHits } from "./teacher_forced.ts";
-import { RELATION_WORDS } from "../env/world.ts";
+import { RELATION_WORDS } from "../../lib/env/world.ts";
 
 /** Accuracy at one place of the extracted list. */
 export interface ExtractionPlace {
@@ -41,7 +41,7 @@ export interface ExtractionPlace {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
  * import { extractionPositions } from "./extraction.ts";
  *
  * const tok = buildTokenizer(["q a b born located ; |"]);
@@ -90,9 +90,9 @@ export function extractionPositions(s: LmSequence, tokenizer: Tokenizer): [numbe
  * @example A random tiny model scores each place's subject and relations once
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createModel } from "../model/params.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createModel } from "../../lib/model/params.ts";
  * import { extractionByPlace } from "./extraction.ts";
  *
  * const tok = buildTokenizer(["q a b born located ; |"]);

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { tf } from "../../lib/tf.ts";
-import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
-import { createModel } from "../../lib/model/params.ts";
-import { modelPreset } from "../../lib/model/config.ts";
-import { forwardLogits } from "../../lib/model/transformer.ts";
-import { buildData, loadData } from "../../lib/data/build.ts";
-import { createTeacher } from "../../lib/env/teacher.ts";
+import { tf } from "../../../lib/tf.ts";
+import { buildTokenizer, encode } from "../../../lib/text/tokenizer.ts";
+import { createModel } from "../../../lib/model/params.ts";
+import { modelPreset } from "../../../lib/model/config.ts";
+import { forwardLogits } from "../../../lib/model/transformer.ts";
+import { buildData, loadData } from "../../../lib/data/build.ts";
+import { createTeacher } from "../../../lib/env/teacher.ts";
 import {
   copyAccuracy,
   copyDiagnosticMarkdown,
@@ -16,11 +16,11 @@ import {
   memorySlotAccuracy,
   memorySlotPositions,
   reverseObjectives,
-} from "../../lib/diagnostics/copy_diagnostic.ts";
-import { teacherDemonstrations } from "../../lib/train/demos.ts";
-import { stepAccuracy } from "../../lib/diagnostics/step_diagnostic.ts";
-import { teacherPath } from "../../lib/diagnostics/teacher_path.ts";
-import type { AgentSpec } from "../../lib/eval/evaluate.ts";
+} from "../../../research/diagnostics/copy_diagnostic.ts";
+import { teacherDemonstrations } from "../../../lib/train/demos.ts";
+import { stepAccuracy } from "../../../research/diagnostics/step_diagnostic.ts";
+import { teacherPath } from "../../../research/diagnostics/teacher_path.ts";
+import type { AgentSpec } from "../../../lib/eval/evaluate.ts";
 
 const tok = buildTokenizer(["zorbex kalo mirel born director none = 1 2 , ;"]);
 const names = new Set(["zorbex", "kalo", "mirel"]);

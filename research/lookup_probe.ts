@@ -1,4 +1,4 @@
-// `deno run -A tools/lookup_probe.ts runs/NAME [--policy sft|mempo|grpo]`:
+// `deno run -A research/lookup_probe.ts runs/NAME [--policy sft|mempo|grpo]`:
 // how a run's policy finds an objective's subject in the question. On the scripted teacher's turns of every test set
 // (memory context, no drops, the evaluation's questions), the teacher-forced greedy accuracy of the subject its think
 // names after each objective marker (`q2 drelul …`: the word after `q2` in the question), with the question's parts in
@@ -25,13 +25,13 @@ import {
   probeEpisodes,
   probeTurns,
   reverseObjectives,
-} from "../lib/diagnostics/copy_diagnostic.ts";
-import { stepAccuracy } from "../lib/diagnostics/step_diagnostic.ts";
-import { AFTER_KINDS, afterKind, pathCells, teacherPath, TURN_PARTS } from "../lib/diagnostics/teacher_path.ts";
-import { extractionByPlace } from "../lib/diagnostics/extraction.ts";
-import type { Hits } from "../lib/diagnostics/teacher_forced.ts";
-import { CARRY_OUTCOMES, carryRecords } from "../lib/diagnostics/carry_errors.ts";
-import { SUBJECT_OUTCOMES, THINK_KINDS, type ThinkRecord, thinkRecords } from "../lib/diagnostics/think_lookups.ts";
+} from "./diagnostics/copy_diagnostic.ts";
+import { stepAccuracy } from "./diagnostics/step_diagnostic.ts";
+import { AFTER_KINDS, afterKind, pathCells, teacherPath, TURN_PARTS } from "./diagnostics/teacher_path.ts";
+import { extractionByPlace } from "./diagnostics/extraction.ts";
+import type { Hits } from "./diagnostics/teacher_forced.ts";
+import { CARRY_OUTCOMES, carryRecords } from "./diagnostics/carry_errors.ts";
+import { SUBJECT_OUTCOMES, THINK_KINDS, type ThinkRecord, thinkRecords } from "./diagnostics/think_lookups.ts";
 import { LENGTHENINGS, lengthenQuestion } from "../lib/env/longer_questions.ts";
 
 /** A share of hits in whole percent, or "–" when none was scored. */
@@ -40,7 +40,7 @@ const pct = (h: Hits) => pathPct(h.correct, h.total);
 const pathPct = (n: number, d: number) => d ? `${(100 * n / d).toFixed(0)}%` : "–";
 
 const TASK = {
-  name: "deno run -A tools/lookup_probe.ts",
+  name: "deno run -A research/lookup_probe.ts",
   summary: "how a run's policy finds an objective's subject in the question (teacher-forced, memory context), " +
     "with the question's parts in marker order and reversed, and the names it writes into <mem>.",
   positionals: [{ name: "RUN", help: "a run directory (runs/NAME)" }],

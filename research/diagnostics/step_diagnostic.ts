@@ -8,11 +8,11 @@
  *
  * @module
  */
-import type { Tokenizer } from "../text/tokenizer.ts";
-import { parseStateMemory, type StateMemory } from "../env/teacher.ts";
-import { RELATION_WORDS } from "../env/world.ts";
-import type { Model } from "../model/params.ts";
-import type { LmSequence } from "../train/collate.ts";
+import type { Tokenizer } from "../../lib/text/tokenizer.ts";
+import { parseStateMemory, type StateMemory } from "../../lib/env/teacher.ts";
+import { RELATION_WORDS } from "../../lib/env/world.ts";
+import type { Model } from "../../lib/model/params.ts";
+import type { LmSequence } from "../../lib/train/collate.ts";
 import { type Hits, teacherForcedHits } from "./teacher_forced.ts";
 
 /** The steps of a state-memory turn, in the order they are reported. */
@@ -60,7 +60,7 @@ export interface StepAccuracy {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
  * import { stepPositions } from "./step_diagnostic.ts";
  *
  * const tok = buildTokenizer(["a b c born founder x |"]);
@@ -233,9 +233,9 @@ function labelListMemory(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createModel } from "../model/params.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createModel } from "../../lib/model/params.ts";
  * import { stepAccuracy } from "./step_diagnostic.ts";
  *
  * const tok = buildTokenizer(["a born |"]);

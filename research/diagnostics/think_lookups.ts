@@ -21,9 +21,9 @@
  *
  * @module
  */
-import type { Tokenizer } from "../text/tokenizer.ts";
-import type { Model } from "../model/params.ts";
-import type { LmSequence } from "../train/collate.ts";
+import type { Tokenizer } from "../../lib/text/tokenizer.ts";
+import type { Model } from "../../lib/model/params.ts";
+import type { LmSequence } from "../../lib/train/collate.ts";
 import { teacherForcedArgmax } from "./teacher_forced.ts";
 
 /** The lookups of a chain memory's think, in the order they are reported. */
@@ -89,7 +89,7 @@ export function subjectIndex(words: readonly string[]): string[] {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
  * import { thinkPositions } from "./think_lookups.ts";
  *
  * const tok = buildTokenizer(["zorbex vunom : born founder olvan kalmar answer |"]);
@@ -198,9 +198,9 @@ export interface ThinkRecord {
  * @example A random tiny model: every think word is scored once
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { modelPreset } from "../model/config.ts";
- * import { createModel } from "../model/params.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
+ * import { createModel } from "../../lib/model/params.ts";
  * import { thinkRecords } from "./think_lookups.ts";
  *
  * const tok = buildTokenizer(["zorbex vunom : born founder olvan kalmar answer |"]);

@@ -7,20 +7,20 @@
  *
  * @module
  */
-import type { Tokenizer } from "../text/tokenizer.ts";
-import type { Model } from "../model/params.ts";
-import type { LoadedData } from "../data/build.ts";
-import type { QaRecord } from "../data/dataset.ts";
-import type { LmSequence } from "../train/collate.ts";
+import type { Tokenizer } from "../../lib/text/tokenizer.ts";
+import type { Model } from "../../lib/model/params.ts";
+import type { LoadedData } from "../../lib/data/build.ts";
+import type { QaRecord } from "../../lib/data/dataset.ts";
+import type { LmSequence } from "../../lib/train/collate.ts";
 import { type Hits, probeHits, teacherForcedHits } from "./teacher_forced.ts";
 import { STEP_KINDS, type StepAccuracy, stepCells, stepPositions } from "./step_diagnostic.ts";
-import { isStateMemory, type MemoryFormat, stateLayout } from "../env/teacher.ts";
-import { teacherDemonstrations } from "../train/demos.ts";
-import type { Episode } from "../env/rollout.ts";
+import { isStateMemory, type MemoryFormat, stateLayout } from "../../lib/env/teacher.ts";
+import { teacherDemonstrations } from "../../lib/train/demos.ts";
+import type { Episode } from "../../lib/env/rollout.ts";
 import { PATH_COLUMNS, pathCells, type TeacherPath, teacherPath } from "./teacher_path.ts";
-import type { AgentSpec } from "../eval/evaluate.ts";
-import { DEFAULT_TEACHER_MEMORY } from "../config/experiment.ts";
-import { markdownTable } from "../viz/table.ts";
+import type { AgentSpec } from "../../lib/eval/evaluate.ts";
+import { DEFAULT_TEACHER_MEMORY } from "../../lib/config/experiment.ts";
+import { markdownTable } from "../../lib/viz/table.ts";
 
 /** Accuracy of one (tag, kind) cell. */
 export interface CopyAccuracy {
@@ -52,7 +52,7 @@ const TAGS = ["mem", "think", "search", "answer"] as const;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
  * import { labelPositions } from "./copy_diagnostic.ts";
  *
  * const tok = buildTokenizer(["zorbex kalo born"]);
@@ -97,9 +97,9 @@ export function labelPositions(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { createModel } from "../model/params.ts";
- * import { modelPreset } from "../model/config.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { createModel } from "../../lib/model/params.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
  * import { copyAccuracy } from "./copy_diagnostic.ts";
  *
  * const tok = buildTokenizer(["zorbex kalo born"]);
@@ -156,7 +156,7 @@ function copyCells(hits: ReadonlyMap<string, Hits>): CopyAccuracy[] {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
  * import { lookupPositions } from "./copy_diagnostic.ts";
  *
  * const tok = buildTokenizer(["q1 q2 zorbex kalo mirel born none"]);
@@ -211,9 +211,9 @@ export interface LookupAccuracy {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { createModel } from "../model/params.ts";
- * import { modelPreset } from "../model/config.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { createModel } from "../../lib/model/params.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
  * import { lookupAccuracy } from "./copy_diagnostic.ts";
  *
  * const tok = buildTokenizer(["q1 zorbex born"]);
@@ -276,7 +276,7 @@ export function reverseObjectives(question: string): string {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
  * import { memorySlotPositions } from "./copy_diagnostic.ts";
  *
  * const tok = buildTokenizer(["q1 q2 = , zorbex kalo mirel born"]);
@@ -332,9 +332,9 @@ export function memorySlotPositions(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../text/tokenizer.ts";
- * import { createModel } from "../model/params.ts";
- * import { modelPreset } from "../model/config.ts";
+ * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
+ * import { createModel } from "../../lib/model/params.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
  * import { memorySlotAccuracy } from "./copy_diagnostic.ts";
  *
  * const tok = buildTokenizer(["q1 = zorbex born kalo"]);
@@ -390,7 +390,7 @@ export interface CopyDiagnostic {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildData, loadData } from "../data/build.ts";
+ * import { buildData, loadData } from "../../lib/data/build.ts";
  * import { probeTurns } from "./copy_diagnostic.ts";
  *
  * const dir = await Deno.makeTempDir();
@@ -433,7 +433,7 @@ export interface ProbeOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildData, loadData } from "../data/build.ts";
+ * import { buildData, loadData } from "../../lib/data/build.ts";
  * import { probeEpisodes } from "./copy_diagnostic.ts";
  *
  * const dir = await Deno.makeTempDir();
@@ -495,9 +495,9 @@ export interface CopyDiagnosticOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { buildData, loadData } from "../data/build.ts";
- * import { createModel } from "../model/params.ts";
- * import { modelPreset } from "../model/config.ts";
+ * import { buildData, loadData } from "../../lib/data/build.ts";
+ * import { createModel } from "../../lib/model/params.ts";
+ * import { modelPreset } from "../../lib/model/config.ts";
  * import { copyDiagnostics } from "./copy_diagnostic.ts";
  *
  * const dir = await Deno.makeTempDir();
