@@ -24,7 +24,7 @@ import {
 } from "../config/experiment.ts";
 import { createTeacher } from "../env/teacher.ts";
 import { joinFromPool, tasksFromRecords } from "./demos.ts";
-import { dynamicSampling } from "./dynamic_sampling.ts";
+import { type DynamicSample, dynamicSampling } from "./dynamic_sampling.ts";
 import { computeMemoryCredit, type MemoryCredit, type MemoryCreditOptions } from "./memory_credit.ts";
 import { episodeMetrics, equalGroupMetrics, explainedVariance, type MetricsRow } from "./metrics.ts";
 import { criticValues, policyUpdate } from "./policy_update.ts";
@@ -53,7 +53,10 @@ export interface RlStepContext {
   seed: number;
   /** The scripted teacher that writes a joined task's first turn (`rl.joinShare`; `createTeacher`). */
   teacher?: AgentPolicy;
-  /** Workers for the update's reference pass (`UpdateModels.workers`; the same numbers). @default this thread */
+  /**
+   * Workers for the rollouts (each turn's generation batches), MemPO's memory scoring and the update's reference
+   * pass (`UpdateModels.workers`): the same batches as on this thread, so the same numbers. @default this thread
+   */
   workers?: GradientWorkers;
   /** Called after the update with the step's trained episodes and their advantages (the run's episode log). */
   onEpisodes?: (step: RlStepEpisodes) => void | Promise<void>;
@@ -389,27 +392,113 @@ function trainingWorlds(data: LoadedData): { records: LoadedData["train"]; searc
  * ```
  */
 export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsRow> {
-  const { algorithm, policy, data, config, seed } = ctx;
+  const { algorithm, policy, data, config, seed, workers } = ctx;
   const t0 = now();
+  checkJoinShare(ctx);
+  // the rollout weights on the workers, once a step: every turn's generation batches and MemPO's scoring read them
+  if (workers !== undefined) await workers.loadModel(ROLLOUT_SLOT, policy);
   // 1. collect episodes: questions seeded by (seed, step); each asked G times (one group)
-  const rng = createRng(hashSeed(seed, 0x5eed, step));
-  const joinShare = config.joinShare ?? 0;
+  const { drawn, episodes, sample } = await collectEpisodes(ctx, step);
+  const t1 = now();
+  // the rollout and group metrics describe every episode drawn, kept or not
+  const row: MetricsRow = { ...episodeMetrics(drawn), ...(algorithm === "ppo" ? {} : equalGroupMetrics(drawn)) };
+  if (sample !== undefined) {
+    Object.assign(row, { "dapo/gen_batches": sample.batches, "dapo/groups_kept": sample.groupsKept });
+    if (sample.groupsKept === 0) {
+      // every group drawn had equal rewards: nothing to learn from, the weights stay as they are
+      console.warn(`step ${step}: no group with differing rewards in ${sample.batches} batch(es), no update`);
+      return {
+        ...row,
+        "rollout/sampled_tokens": 0,
+        "train/updates": 0,
+        "train/skipped": 0,
+        "time/rollout": t1 - t0,
+        "time/step": now() - t0,
+      };
+    }
+  }
+  // 2.–4. rewards, memory credit, advantages
+  const { sequences, outcome, credit, memorySeconds } = await stepAdvantages(ctx, episodes, row);
+  const t3 = now();
+  // 5. update
+  const stats = await policyUpdate(sequences, ctx, config, {
+    padId: data.tokenizer.padId,
+    seed: hashSeed(seed, 0xadd, step),
+    criticLr: config.criticLr,
+  });
+  const t4 = now();
+  // the episode log reads the step (untimed: the metrics are the same with or without it)
+  await ctx.onEpisodes?.({ step, episodes, sequences, outcome, memory: credit });
+  // 6. metrics
+  Object.assign(row, {
+    "rollout/sampled_tokens": sequences.reduce((a, s) => a + s.lossMask.reduce((x, y) => x + y, 0), 0),
+    "loss/policy": stats.policyLoss,
+    "ppo/clip_fraction": stats.clipFraction,
+    "ppo/approx_kl": stats.approxKl,
+    "kl/ref": stats.refKl,
+    "policy/entropy": stats.entropy,
+    "train/updates": stats.updates,
+    "train/skipped": stats.skipped,
+    ...(algorithm === "ppo" ? { "loss/value": stats.valueLoss } : {}),
+    "time/rollout": t1 - t0,
+    "time/memory_reward": memorySeconds,
+    "time/advantages": t3 - t1 - memorySeconds,
+    "time/update": t4 - t3,
+    "time/step": t4 - t0,
+  });
+  if (stats.skipped > 0) {
+    console.warn(`step ${step}: ${stats.skipped} minibatch update(s) skipped (NaN/Inf loss), weights untouched`);
+  }
+  return row;
+}
+
+/** The workers' slot of the rollout weights (`GradientWorkers.loadModel`). */
+const ROLLOUT_SLOT = "rollout";
+
+/** Rows of a rollout generation batch at most (`modelPolicy`'s `batchSize`): the unit dealt to the workers. */
+const ROLLOUT_BATCH_ROWS = 64;
+
+// rl.joinShare's requirements, as validateConfig states them
+function checkJoinShare(ctx: RlStepContext): void {
+  const joinShare = ctx.config.joinShare ?? 0;
   if (joinShare > 0 && ctx.teacher === undefined) {
     throw new RangeError("Cannot run an RL step: rl.joinShare > 0 needs the context's teacher (createTeacher)");
   }
-  if (joinShare > 0 && (!data.questionOnce || algorithm === "ppo")) {
-    // as validateConfig: no learned turn may read the joined question; GAE would learn the teacher's first turn
+  if (joinShare > 0 && (!ctx.data.questionOnce || ctx.algorithm === "ppo")) {
+    // no learned turn may read the joined question; GAE would learn the teacher's first turn
     throw new RangeError(
       `Cannot run an RL step: rl.joinShare > 0 needs data with the question once and an algorithm other than ppo; ` +
-        `current values are data.questionOnce ${data.questionOnce}, algorithm "${algorithm}"`,
+        `current values are data.questionOnce ${ctx.data.questionOnce}, algorithm "${ctx.algorithm}"`,
     );
   }
+}
+
+/**
+ * Phase 1 of {@linkcode rlStep}: the step's episodes. Each turn's generation
+ * batches run on the context's workers when it has them (each batch on the
+ * next free worker), else here one after the other: the same batches with
+ * the same seeds, so the same episodes to the bit.
+ */
+async function collectEpisodes(
+  ctx: RlStepContext,
+  step: number,
+): Promise<{ drawn: Episode[]; episodes: Episode[]; sample?: DynamicSample<Episode> }> {
+  const { policy, data, config, seed, workers } = ctx;
+  const rng = createRng(hashSeed(seed, 0x5eed, step));
+  const joinShare = config.joinShare ?? 0;
   // rl.joinShare: a share of the questions joined with other training objectives of the question's world (each group
   // shares its task); the teacher writes a joined task's first turn, the policy carries its open objectives from the
   // second
   const pools = joinShare > 0 ? worldPools(data) : undefined;
   const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
-  const sampler = modelPolicy(policy, { padId: data.tokenizer.padId, temperature: config.temperature });
+  const sampler = modelPolicy(policy, {
+    padId: data.tokenizer.padId,
+    temperature: config.temperature,
+    batchSize: ROLLOUT_BATCH_ROWS,
+    ...(workers === undefined
+      ? {}
+      : { generator: (prompts, options) => workers.generate(ROLLOUT_SLOT, prompts, options) }),
+  });
   // batch b of the step: its questions continue the step's stream; batch 0 is the step's only batch without
   // rl.filterGroups, and later batches get group ids and seeds of their own
   const collect = (b: number) => {
@@ -433,89 +522,58 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     });
   };
   // rl.filterGroups: DAPO's dynamic sampling keeps the groups whose rewards differ; the metrics describe every draw
-  const sample = config.filterGroups === true
-    ? await dynamicSampling(collect, {
+  if (config.filterGroups === true) {
+    const sample = await dynamicSampling(collect, {
       groups: config.questionsPerStep,
       maxBatches: config.maxGenBatches ?? DEFAULT_MAX_GEN_BATCHES,
-    })
-    : undefined;
-  const drawn = sample?.drawn ?? await collect(0);
-  const episodes = sample?.episodes ?? drawn;
-  const t1 = now();
-  // 2.–4. rewards, memory credit, advantages
-  // the rollout and group metrics describe every episode drawn, kept or not
-  const row: MetricsRow = { ...episodeMetrics(drawn), ...(algorithm === "ppo" ? {} : equalGroupMetrics(drawn)) };
-  if (sample !== undefined) {
-    Object.assign(row, { "dapo/gen_batches": sample.batches, "dapo/groups_kept": sample.groupsKept });
-    if (sample.groupsKept === 0) {
-      // every group drawn had equal rewards: nothing to learn from, the weights stay as they are
-      console.warn(`step ${step}: no group with differing rewards in ${sample.batches} batch(es), no update`);
-      return {
-        ...row,
-        "rollout/sampled_tokens": 0,
-        "train/updates": 0,
-        "train/skipped": 0,
-        "time/rollout": t1 - t0,
-        "time/step": now() - t0,
-      };
-    }
+    });
+    return { drawn: sample.drawn, episodes: sample.episodes, sample };
   }
-  let t2 = t1;
-  let sequences;
-  let outcome: number[] | undefined;
-  let credit: MemoryCredit | undefined;
+  const drawn = await collect(0);
+  return { drawn, episodes: drawn };
+}
+
+/**
+ * Phases 2–4 of {@linkcode rlStep}: the turn sequences with their
+ * advantages (PPO: critic values and GAE; GRPO: A^T; MemPO: A^T + A^M, its
+ * memory scoring on the context's workers when it has them), the phases'
+ * metrics written into `row`, and the seconds the memory reward took.
+ */
+async function stepAdvantages(ctx: RlStepContext, episodes: readonly Episode[], row: MetricsRow): Promise<{
+  sequences: TurnSequence[];
+  outcome?: number[];
+  credit?: MemoryCredit;
+  memorySeconds: number;
+}> {
+  const { algorithm, policy, data, config, workers } = ctx;
   if (algorithm === "ppo") {
     const values = await criticValues(ctx.critic!, episodes.map((e) => e.turns), data.tokenizer.padId);
-    sequences = gaeTurnSequences(episodes, values, { gamma: config.gamma, lambda: config.lambda });
+    const sequences = gaeTurnSequences(episodes, values, { gamma: config.gamma, lambda: config.lambda });
     const flatValues = sequences.flatMap((s) => s.extras.oldValues!.filter((_, i) => s.lossMask[i] === 1));
     const flatReturns = sequences.flatMap((s) => s.extras.returns!.filter((_, i) => s.lossMask[i] === 1));
     row["value/explained_variance"] = explainedVariance(flatValues, flatReturns);
-  } else {
-    const scores = episodes.map((e) => e.reward);
-    const groups = episodes.map((e) => e.task.groupId);
-    outcome = grpoAdvantages(scores, groups, { epsilon: config.epsilon, std: config.std });
-    let memory;
-    if (algorithm === "mempo") {
-      credit = await computeMemoryCredit(policy, episodes, data.tokenizer, mempoOptions(config).credit);
-      memory = credit.advantages;
-      row["memory/reward_mean"] = credit.stats.rewardMean;
-      row["memory/reward_std"] = credit.stats.rewardStd;
-      row["memory/p_mem"] = credit.stats.pMem;
-      row["memory/p_full"] = credit.stats.pFull;
-      row["memory/turns"] = credit.stats.turns;
-    }
-    t2 = now();
-    sequences = outcomeTurnSequences(episodes, outcome, memory, mempoOptions(config).sequences);
+    return { sequences, memorySeconds: 0 };
   }
-  const t3 = now();
-  // 5. update
-  const stats = await policyUpdate(sequences, ctx, config, {
-    padId: data.tokenizer.padId,
-    seed: hashSeed(seed, 0xadd, step),
-    criticLr: config.criticLr,
+  const t = now();
+  const outcome = grpoAdvantages(episodes.map((e) => e.reward), episodes.map((e) => e.task.groupId), {
+    epsilon: config.epsilon,
+    std: config.std,
   });
-  const t4 = now();
-  // the episode log reads the step (untimed: the metrics are the same with or without it)
-  await ctx.onEpisodes?.({ step, episodes, sequences, outcome, memory: credit });
-  // 6. metrics
-  Object.assign(row, {
-    "rollout/sampled_tokens": sequences.reduce((a, s) => a + s.lossMask.reduce((x, y) => x + y, 0), 0),
-    "loss/policy": stats.policyLoss,
-    "ppo/clip_fraction": stats.clipFraction,
-    "ppo/approx_kl": stats.approxKl,
-    "kl/ref": stats.refKl,
-    "policy/entropy": stats.entropy,
-    "train/updates": stats.updates,
-    "train/skipped": stats.skipped,
-    ...(algorithm === "ppo" ? { "loss/value": stats.valueLoss } : {}),
-    "time/rollout": t1 - t0,
-    "time/memory_reward": t2 - t1,
-    "time/advantages": t3 - t2,
-    "time/update": t4 - t3,
-    "time/step": t4 - t0,
-  });
-  if (stats.skipped > 0) {
-    console.warn(`step ${step}: ${stats.skipped} minibatch update(s) skipped (NaN/Inf loss), weights untouched`);
+  let credit: MemoryCredit | undefined;
+  if (algorithm === "mempo") {
+    credit = await computeMemoryCredit(policy, episodes, data.tokenizer, {
+      ...mempoOptions(config).credit,
+      ...(workers === undefined
+        ? {}
+        : { scorer: (batch, temperature) => workers.scoreBatch(ROLLOUT_SLOT, batch, temperature) }),
+    });
+    row["memory/reward_mean"] = credit.stats.rewardMean;
+    row["memory/reward_std"] = credit.stats.rewardStd;
+    row["memory/p_mem"] = credit.stats.pMem;
+    row["memory/p_full"] = credit.stats.pFull;
+    row["memory/turns"] = credit.stats.turns;
   }
-  return row;
+  const memorySeconds = now() - t;
+  const sequences = outcomeTurnSequences(episodes, outcome, credit?.advantages, mempoOptions(config).sequences);
+  return { sequences, outcome, credit, memorySeconds };
 }
