@@ -470,8 +470,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
 /** The workers' slot of the rollout weights (`GradientWorkers.loadModel`). */
 const ROLLOUT_SLOT = "rollout";
 
-// rows of a rollout generation batch at most (RlStepContext.rolloutBatchRows): 16 rows decode as fast a row as 32
-// or 64 on one core, and the main job's 32 episodes make two batches a turn, one for each of two workers
+// rows of a rollout generation batch at most (RlStepContext.rolloutBatchRows): as fast a row as 64 rows, and the main
+// job's 32 episodes make two batches a turn, one for each of two workers (docs/performance.md#rollouts-on-workers)
 const ROLLOUT_BATCH_ROWS = 16;
 
 // rl.joinShare's requirements, as validateConfig states them
