@@ -43,6 +43,13 @@ const TASK = {
       default: true,
       help: "time one MemPO step of the default preset, as deno task train",
     },
+    "rl-questions": {
+      type: "integer",
+      min: 1,
+      value: "Q",
+      help: "questions per step of the RL step (a smaller step than the main job's, for a shared machine)",
+      defaultText: "the default preset's",
+    },
     tiny: {
       type: "boolean",
       help: "every workload at a toy size, one repetition (a check that the bench runs end to end; the figures mean " +
@@ -61,7 +68,7 @@ const TASK = {
       min: 1,
       value: "W",
       help: "train and score on W gradient workers (data parallel, the batch as W micro-batches, one core each; 1: " +
-        "this thread), and the RL step's reference pass on them",
+        "this thread), and the RL step's rollouts, memory scoring and reference pass on them",
       defaultText: "train and score on this thread, the RL step as deno task train (MEMPO_SFT_WORKERS)",
     },
   },
@@ -72,12 +79,13 @@ await runTask(TASK, async ({ flags: values }) => {
   const size = values.tiny ? SIZES.tiny : SIZES.full;
   if (values.alternate !== undefined) {
     // compare side by side, alternate the sides, report medians: 1 thread, N threads, and N threads with W workers
-    // (train, score and the RL step's reference pass; the rollouts stay on this thread)
+    // (train, score, and the RL step's rollouts, memory scoring and reference pass)
     const { alternateSides } = await import("./alternate.ts");
     const forward = ["--backend", values.backend, "--reps", String(reps)];
     if (!values.torch) forward.push("--no-torch");
     if (!values["rl-step"]) forward.push("--no-rl-step");
     if (values.tiny) forward.push("--tiny");
+    if (values["rl-questions"] !== undefined) forward.push("--rl-questions", String(values["rl-questions"]));
     const threads = wasmThreads() ?? 1;
     const w = values.workers ?? sftWorkersFromEnv();
     const sides = [{ name: "threads_1", args: ["--threads", "1", "--workers", "1"] }];
@@ -210,7 +218,7 @@ await runTask(TASK, async ({ flags: values }) => {
 
   if (values["rl-step"]) {
     // 4. one MemPO step of deno task train's default preset; its parts as the step's metrics row logs them
-    const rl = await measureRlStep({ tiny: values.tiny, workers: values.workers });
+    const rl = await measureRlStep({ tiny: values.tiny, workers: values.workers, questions: values["rl-questions"] });
     result.rl_step_seconds = rl.seconds;
     result.rl_step_parts_seconds = rl.parts;
     result.rl_step_episodes = rl.episodes;

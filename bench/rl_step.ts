@@ -1,10 +1,12 @@
 // rl_step_seconds: one MemPO step of the main job's configuration (`deno task train`, the default preset), built as the
-// pipeline builds it (rlModelsFromSft, rlStepContext: the teacher of rl.joinShare; the reference pass's workers) and
-// timed after a warm-up step, with the parts the step's metrics row logs. From runs/default/sft when it exists (a policy
-// that writes real multi-turn episodes), else an untrained model (episodes end early: a lower bound).
+// pipeline builds it (rlModelsFromSft, rlStepContext: the teacher of rl.joinShare; the workers of the rollouts, the
+// memory scoring and the reference pass, started once) and timed after a warm-up step, with the parts the step's
+// metrics row logs. From runs/default/sft when it exists, else the released SFT policy the main job starts from
+// (release/sft: real multi-turn episodes with memories), else an untrained model (episodes end early: a lower bound).
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { createModel } from "../lib/model/params.ts";
+import { loadRelease } from "../lib/release/release.ts";
 import { type ConfigOverrides, presetDataDir, resolveConfig } from "../lib/config/experiment.ts";
 import { checkRunTokenizer } from "../lib/data/run_tokenizer.ts";
 import { gradientWorkersFor } from "../lib/train/gradient_workers.ts";
@@ -28,7 +30,7 @@ export interface RlStepTiming {
   parts: { rollout: number; memory_reward: number; advantages: number; update: number };
   /** The policy stepped: a checkpoint's folder, or why an untrained model. */
   policy: string;
-  /** Gradient workers of the update's reference pass (0: this thread). */
+  /** Workers of the rollouts, the memory scoring and the reference pass (0: this thread). */
   workers: number;
   /** Episodes of the step. */
   episodes: number;
@@ -36,20 +38,30 @@ export interface RlStepTiming {
 
 /**
  * Times one MemPO step of the default preset after a warm-up step.
- * `workers`: the reference pass's workers (1: this thread); absent, what the pipeline takes (`MEMPO_SFT_WORKERS`).
+ * `workers`: the step's workers (1: this thread); absent, what the pipeline takes (`MEMPO_SFT_WORKERS`).
+ * `questions`: questions per step (default: the preset's; a smaller step for a shared machine).
  */
-export async function measureRlStep(options: { tiny?: boolean; workers?: number } = {}): Promise<RlStepTiming> {
+export async function measureRlStep(
+  options: { tiny?: boolean; workers?: number; questions?: number } = {},
+): Promise<RlStepTiming> {
   const tiny = options.tiny === true;
   const tmp = tiny ? await Deno.makeTempDir({ prefix: "bench_rl_" }) : undefined;
-  const config = resolveConfig("default", tiny ? { ...TINY, dataDir: tmp } : { dataDir: presetDataDir("default") });
+  const questions = options.questions === undefined ? {} : { rl: { questionsPerStep: options.questions } };
+  const config = resolveConfig(
+    "default",
+    tiny ? { ...TINY, dataDir: tmp } : { dataDir: presetDataDir("default"), ...questions },
+  );
   const run = "runs/default";
   try {
     const data = await ensureData(config);
     const fromRun = !tiny && await pathExists(`${run}/sft/config.json`);
     if (fromRun) await checkRunTokenizer(run, config.dataDir, "evaluate");
     const expect = modelPreset(config.model, data.tokenizer.size);
+    const fromRelease = !tiny && !fromRun && config.release !== undefined && await pathExists(config.release);
     const sft = fromRun
       ? (await loadCheckpoint(`${run}/sft`, { expect, trainable: false })).models.policy!
+      : fromRelease
+      ? (await loadRelease(config.release!)).model
       : createModel(expect, { seed: config.seed, name: "sft" });
     const models = rlModelsFromSft(sft, "mempo", config);
     sft.dispose();
@@ -72,7 +84,13 @@ export async function measureRlStep(options: { tiny?: boolean; workers?: number 
           advantages: t("advantages"),
           update: t("update"),
         },
-        policy: fromRun ? `${run}/sft` : tiny ? "untrained (--tiny)" : `untrained (no ${run}/sft yet)`,
+        policy: fromRun
+          ? `${run}/sft`
+          : fromRelease
+          ? config.release!
+          : tiny
+          ? "untrained (--tiny)"
+          : `untrained (no ${run}/sft nor release)`,
         workers: ctx.workers?.size ?? 0,
         episodes: config.rl.questionsPerStep * config.rl.groupSize,
       };

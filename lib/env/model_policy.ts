@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { generate } from "../model/generate.ts";
+import { generate, type GenerateOptions, type GenerateResult } from "../model/generate.ts";
 import { chunksByTokens } from "../model/score.ts";
 import type { Model } from "../model/params.ts";
 import type { AgentPolicy, TurnOutput, TurnRequest } from "./rollout.ts";
@@ -21,6 +21,12 @@ export interface ModelPolicyOptions {
   batchSize?: number;
   /** Padded context tokens (rows × longest) per generation at most: bounds the wasm heap. @default 4096 */
   maxTokens?: number;
+  /**
+   * Runs each batch's `generate` elsewhere (a worker's copy of the model: `GradientWorkers.generate`), all the
+   * batches of a turn at once; the batches and their seeds are the same, so the same turns to the bit when it
+   * returns what `generate(model, prompts, options)` would. @default this thread, one batch after the other
+   */
+  generator?: (prompts: readonly (readonly number[])[], options: GenerateOptions) => Promise<GenerateResult>;
 }
 
 /**
@@ -30,7 +36,7 @@ export interface ModelPolicyOptions {
  * Source: verl rollout with `calculate_log_probs` (old log-probs from the sampler).
  *
  * @param model The policy.
- * @param options Padding id, temperature, top-p, batch size.
+ * @param options Padding id, temperature, top-p, batch size, where the batches run.
  * @returns The agent policy.
  *
  * @example
@@ -50,24 +56,26 @@ export interface ModelPolicyOptions {
  * ```
  */
 export function modelPolicy(model: Model, options: ModelPolicyOptions): AgentPolicy {
-  const { padId, temperature = 1, topP = 1, batchSize = 64, maxTokens = 4096 } = options;
+  const { padId, temperature = 1, topP = 1, batchSize = 64, maxTokens = 4096, generator } = options;
   return {
     async nextTurns(requests: readonly TurnRequest[], { maxNewTokens, stopIds, seed }): Promise<TurnOutput[]> {
-      const out: TurnOutput[] = [];
-      let start = 0;
-      for (const chunk of chunksByTokens(requests, (q) => q.context.length + maxNewTokens, batchSize, maxTokens)) {
-        const r = await generate(model, chunk.map((q) => q.context), {
+      // the batches of the turn and their seeds depend on the requests only (each batch's on its first row)
+      const chunks = chunksByTokens(requests, (q) => q.context.length + maxNewTokens, batchSize, maxTokens);
+      const starts = chunks.map((_, c) => chunks.slice(0, c).reduce((a, b) => a + b.length, 0));
+      const run = (c: number, gen: NonNullable<ModelPolicyOptions["generator"]>) =>
+        gen(chunks[c]!.map((q) => q.context), {
           maxNewTokens,
           stopIds,
-          seed: seed + start,
+          seed: seed + starts[c]!,
           temperature,
           topP,
           padId,
         });
-        chunk.forEach((_, i) => out.push({ tokens: r.tokens[i]!, logProbs: r.logProbs[i]! }));
-        start += chunk.length;
+      const results = generator !== undefined ? await Promise.all(chunks.map((_, c) => run(c, generator))) : [];
+      if (generator === undefined) {
+        for (let c = 0; c < chunks.length; c++) results.push(await run(c, (p, o) => generate(model, p, o)));
       }
-      return out;
+      return results.flatMap((r) => r.tokens.map((tokens, i) => ({ tokens, logProbs: r.logProbs[i]! })));
     },
   };
 }

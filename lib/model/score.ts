@@ -28,6 +28,16 @@ export interface ScoreOptions {
   batchSize?: number;
   /** Padded tokens (rows × longest) per forward pass at most: bounds the wasm heap. @default 4096 */
   maxTokens?: number;
+  /**
+   * Scores each padded batch elsewhere (a worker's copy of the model: `GradientWorkers.scoreBatch`), every batch
+   * at once: its `[B, L]` log-probs of `targets` after `tokens` (`sequenceLogProbs` with the fused projections),
+   * row-major. The batches are the same, so the same numbers to the bit when it computes that.
+   * @default this thread, one batch after the other
+   */
+  scorer?: (
+    batch: { shape: [number, number]; tokens: Int32Array; targets: Int32Array },
+    temperature: number,
+  ) => Promise<ArrayLike<number>>;
 }
 
 /**
@@ -166,7 +176,7 @@ export async function scoreContinuations(
   pairs: readonly ScorePair[],
   options: ScoreOptions,
 ): Promise<number[][]> {
-  const { padId, temperature = 1, batchSize = 64, maxTokens = 4096 } = options;
+  const { padId, temperature = 1, batchSize = 64, maxTokens = 4096, scorer } = options;
   pairs.forEach((p, i) => {
     if (p.context.length === 0) throw new RangeError(`Cannot score: pairs[${i}].context is empty`);
     if (p.context.length + p.continuation.length > model.config.maxPositions) {
@@ -180,27 +190,42 @@ export async function scoreContinuations(
   // shortest first, so a chunk pads little (a memory reward's full contexts grow with the turn); results in input order
   const size = (i: number) => pairs[i]!.context.length + pairs[i]!.continuation.length;
   const byLength = pairs.map((_, i) => i).sort((a, b) => size(a) - size(b));
-  const out: number[][] = pairs.map(() => []);
-  const fused = fuseWeights(model); // no gradient here: one product for q|k|v and one for gate|up
-  try {
-    for (const ids of chunksByTokens(byLength, size, batchSize, maxTokens)) {
-      const chunk = ids.map((i) => pairs[i]!);
-      const L = Math.max(...ids.map(size)) - 1;
-      if (L <= 0 || chunk.every((p) => p.continuation.length === 0)) continue;
-      const seqs = chunk.map((p) => [...p.context, ...p.continuation]);
-      const tokens = tf.tensor2d(seqs.map((s) => pad(s.slice(0, L), L, padId)), [chunk.length, L], "int32");
-      const targets = tf.tensor2d(seqs.map((s) => pad(s.slice(1, L + 1), L, padId)), [chunk.length, L], "int32");
-      const lp = sequenceLogProbs(model, tokens, targets, temperature, fused);
-      const values = await lp.data();
-      tf.dispose([tokens, targets, lp]);
-      chunk.forEach((p, i) => {
-        const first = p.context.length - 1;
-        out[ids[i]!] = Array.from({ length: p.continuation.length }, (_, j) => values[i * L + first + j]!);
-      });
+  // each batch as padded rows: the same arrays here or on a worker
+  const batches = chunksByTokens(byLength, size, batchSize, maxTokens).flatMap((ids) => {
+    const chunk = ids.map((i) => pairs[i]!);
+    const L = Math.max(...ids.map(size)) - 1;
+    if (L <= 0 || chunk.every((p) => p.continuation.length === 0)) return [];
+    const seqs = chunk.map((p) => [...p.context, ...p.continuation]);
+    const rows = (from: number) => Int32Array.from(seqs.flatMap((s) => pad(s.slice(from, L + from), L, padId)));
+    return [{ ids, batch: { shape: [chunk.length, L] as [number, number], tokens: rows(0), targets: rows(1) } }];
+  });
+  const scored: ArrayLike<number>[] = scorer !== undefined
+    ? await Promise.all(batches.map((b) => scorer(b.batch, temperature)))
+    : [];
+  if (scorer === undefined && batches.length > 0) {
+    const fused = fuseWeights(model); // no gradient here: one product for q|k|v and one for gate|up
+    try {
+      for (const { batch } of batches) {
+        const tokens = tf.tensor2d(batch.tokens, batch.shape, "int32");
+        const targets = tf.tensor2d(batch.targets, batch.shape, "int32");
+        const lp = sequenceLogProbs(model, tokens, targets, temperature, fused);
+        scored.push(await lp.data());
+        tf.dispose([tokens, targets, lp]);
+      }
+    } finally {
+      disposeFusedWeights(fused);
     }
-  } finally {
-    disposeFusedWeights(fused);
   }
+  const out: number[][] = pairs.map(() => []);
+  batches.forEach(({ ids, batch }, k) => {
+    const values = scored[k]!;
+    const L = batch.shape[1];
+    ids.forEach((id, i) => {
+      const p = pairs[id]!;
+      const first = p.context.length - 1;
+      out[id] = Array.from({ length: p.continuation.length }, (_, j) => values[i * L + first + j]!);
+    });
+  });
   return out;
 }
 

@@ -6,14 +6,28 @@
  * RL's reference pass). The main thread posts the
  * weights with each job, sums the pieces' gradients in their order, clips and
  * steps the optimizer, so a step gives the same numbers as one thread
- * summing the same pieces in turn (the builds agree to the bit).
+ * summing the same pieces in turn (the builds agree to the bit). For RL's
+ * rollouts a model is loaded once per step (`loadModel`) and each turn's
+ * generation batches and each memory-scoring batch go to the next free
+ * worker (`generate`, `scoreBatch`): the batches this thread would run, so
+ * the same numbers.
  *
  * @module
  */
 import { tf } from "../tf.ts";
 import { type Model, trainableVariables } from "../model/params.ts";
 import type { LmBatch } from "./collate.ts";
-import type { GradientJob, GradientResult, PieceData, ScoreJob, ScoreResult } from "./_gradient_worker.ts";
+import type { GenerateOptions, GenerateResult } from "../model/generate.ts";
+import type {
+  GenerateJob,
+  GradientJob,
+  GradientResult,
+  LoadJob,
+  PieceData,
+  ScoreJob,
+  ScoreResult,
+  WorkerJob,
+} from "./_gradient_worker.ts";
 import { integerSetting } from "../integer_setting.ts";
 
 /**
@@ -96,6 +110,30 @@ export interface GradientWorkers {
     pieces: readonly { tokens: tf.Tensor2D; targets: tf.Tensor2D }[],
     temperature?: number,
   ): Promise<tf.Tensor2D[]>;
+  /**
+   * Copies the model's weights into every worker, kept there under `slot` (a later load of the same slot replaces
+   * them) for {@linkcode GradientWorkers.generate} and {@linkcode GradientWorkers.scoreBatch}: an RL step loads its
+   * rollout weights once, then every turn's batches and its memory scoring read them.
+   */
+  loadModel(slot: string, model: Model): Promise<void>;
+  /**
+   * `generate(model, prompts, options)` on the next free worker with the model loaded under `slot`: the same
+   * result to the bit as on this thread (one job; concurrent calls run on as many workers at once).
+   */
+  generate(
+    slot: string,
+    prompts: readonly (readonly number[])[],
+    options: GenerateOptions,
+  ): Promise<GenerateResult>;
+  /**
+   * One `[B, L]` batch's log-probs of its targets (`sequenceLogProbs` with the fused projections, no gradient, as
+   * `scoreContinuations` scores a chunk), row-major, on the next free worker with the model loaded under `slot`.
+   */
+  scoreBatch(
+    slot: string,
+    batch: { shape: [number, number]; tokens: Int32Array; targets: Int32Array },
+    temperature?: number,
+  ): Promise<Float32Array>;
   /** Each worker's live tensor bytes after its last job (0 before its first): flat from step to step. */
   liveBytes(): number[];
   /** Ends the workers (idempotent). */
@@ -149,7 +187,13 @@ export function createGradientWorkers(size: number): GradientWorkers {
   const workers = Array.from({ length: size }, () => new Worker(url, { type: "module" }));
   let closed = false;
   const live = workers.map(() => 0);
-  const run = <R>(worker: Worker, job: GradientJob | ScoreJob) =>
+  // one job a worker at a time: a job waits for the next free worker (in worker order when several are free)
+  const idle = [...workers];
+  const waiting: ((w: Worker) => void)[] = [];
+  const acquire = () =>
+    new Promise<Worker>((resolve) => (idle.length > 0 ? resolve(idle.shift()!) : waiting.push(resolve)));
+  const release = (w: Worker) => (waiting.length > 0 ? waiting.shift()!(w) : idle.push(w));
+  const run = <R>(worker: Worker, job: WorkerJob) =>
     new Promise<R>((resolve, reject) => {
       worker.onmessage = (e: MessageEvent<{ ok?: R; error?: string }>) => {
         if (e.data.ok !== undefined) resolve(e.data.ok);
@@ -161,34 +205,70 @@ export function createGradientWorkers(size: number): GradientWorkers {
       };
       worker.postMessage(job);
     });
+  /** Runs one job on the next free worker and records that worker's live bytes. */
+  const submit = async <R extends { liveBytes: number }>(job: WorkerJob): Promise<R> => {
+    const worker = await acquire();
+    try {
+      const r = await run<R>(worker, job);
+      live[workers.indexOf(worker)] = r.liveBytes;
+      return r;
+    } finally {
+      release(worker);
+    }
+  };
   /**
-   * Deals the pieces round-robin (piece i to worker i mod W), one job per worker with pieces, and reads each piece's
-   * answer back in piece order; records each worker's live bytes.
+   * Deals the pieces round-robin (piece i to group i mod W), one job per group with pieces, each on the next free
+   * worker, and reads each piece's answer back in piece order.
    */
   const scatter = async <D, R extends { liveBytes: number }, O>(
     data: readonly D[],
-    job: (mine: D[]) => GradientJob | ScoreJob,
+    job: (mine: D[]) => WorkerJob,
     read: (result: R, j: number, piece: D) => O,
   ): Promise<O[]> => {
     const dealt = workers.map((_, w) => data.flatMap((d, i) => (i % size === w ? [{ d, i }] : [])));
     const results = await Promise.all(
-      dealt.map((mine, w) => mine.length === 0 ? undefined : run<R>(workers[w]!, job(mine.map((m) => m.d)))),
+      dealt.map((mine) => mine.length === 0 ? undefined : submit<R>(job(mine.map((m) => m.d)))),
     );
     const out: O[] = new Array(data.length);
-    dealt.forEach((mine, w) => {
-      const r = results[w];
-      if (r === undefined) return;
-      live[w] = r.liveBytes;
-      mine.forEach(({ d, i }, j) => out[i] = read(r, j, d));
-    });
+    dealt.forEach((mine, w) => mine.forEach(({ d, i }, j) => out[i] = read(results[w]!, j, d)));
     return out;
   };
-  /** The model's weights as posted with each job. */
+  /** The model's weights as posted with a job. */
   const weightsOf = (model: Model) => trainableVariables(model).map((v) => v.dataSync() as Float32Array);
+  // loads go to every worker at once; one load at a time, so two never hold half the workers each
+  let loading = Promise.resolve();
+  const refuse = (what: string) => Promise.reject(new Error(`Cannot ${what}: the gradient workers are closed`));
   return {
     size,
+    loadModel(slot, model) {
+      if (closed) return refuse("load a model");
+      const job: LoadJob = { kind: "load", slot, config: model.config, weights: weightsOf(model) };
+      const done = loading.then(async () => {
+        const all = await Promise.all(workers.map(acquire));
+        try {
+          await Promise.all(all.map(async (w) => {
+            live[workers.indexOf(w)] = (await run<{ liveBytes: number }>(w, job)).liveBytes;
+          }));
+        } finally {
+          all.forEach(release);
+        }
+      });
+      loading = done.catch(() => {});
+      return done;
+    },
+    async generate(slot, prompts, options) {
+      if (closed) return refuse("generate");
+      const job: GenerateJob = { kind: "generate", slot, prompts: prompts.map((p) => [...p]), options };
+      const { liveBytes: _, ...result } = await submit<GenerateResult & { liveBytes: number }>(job);
+      return result;
+    },
+    async scoreBatch(slot, batch, temperature = 1) {
+      if (closed) return refuse("score");
+      const job: ScoreJob = { kind: "score", slot, pieces: [batch], temperature };
+      return (await submit<ScoreResult>(job)).logProbs[0]!;
+    },
     pieceLogProbs(model, pieces, temperature = 1) {
-      if (closed) return Promise.reject(new Error("Cannot score: the gradient workers are closed"));
+      if (closed) return refuse("score");
       const weights = weightsOf(model);
       const data = pieces.map((p) => ({
         shape: p.tokens.shape as [number, number],
@@ -202,7 +282,7 @@ export function createGradientWorkers(size: number): GradientWorkers {
       );
     },
     pieceGradients(model, pieces, numTokens) {
-      if (closed) return Promise.reject(new Error("Cannot compute gradients: the gradient workers are closed"));
+      if (closed) return refuse("compute gradients");
       const variables = trainableVariables(model);
       const weights = weightsOf(model);
       const data: PieceData[] = pieces.map((p) => ({

@@ -8,7 +8,7 @@
  */
 import type { Tokenizer } from "../text/tokenizer.ts";
 import type { Model } from "../model/params.ts";
-import { scoreContinuations } from "../model/score.ts";
+import { scoreContinuations, type ScoreOptions } from "../model/score.ts";
 import { type Episode, scriptedTurn } from "../env/rollout.ts";
 import { memoryRewardPairs } from "../env/memory_inputs.ts";
 import { memoryReward } from "../advantage/memory_reward.ts";
@@ -36,6 +36,8 @@ export interface MemoryCreditOptions extends MemoryAdvantageOptions {
   coverage?: boolean;
   /** Sequences per scoring forward. @default 32 */
   batchSize?: number;
+  /** Where the scoring batches run (`scoreContinuations`' `scorer`: RL's workers). @default this thread */
+  scorer?: ScoreOptions["scorer"];
   /**
    * `"mempo"`: A^M from every trajectory's memories (MemPO, `memoryAdvantages`); `"infomem"`: only from the
    * trajectories whose outcome reward is 1, 0 on the others (`infomemAdvantages`). @default "mempo"
@@ -60,7 +62,7 @@ export interface MemoryCreditOptions extends MemoryAdvantageOptions {
  * @param model The policy (rollout weights).
  * @param episodes Finished episodes.
  * @param tokenizer The tokenizer.
- * @param options Normaliser options, pool, threshold, batch size, variant.
+ * @param options Normaliser options, pool, threshold, batch size, variant, where the scoring runs.
  * @returns Per-turn rewards, advantages and summary statistics.
  *
  * @example Episodes without a second turn get no memory credit
@@ -86,7 +88,7 @@ export async function computeMemoryCredit(
   tokenizer: Tokenizer,
   options: MemoryCreditOptions = {},
 ): Promise<MemoryCredit> {
-  const { threshold, coverage = false, batchSize = 32, variant = "mempo", ...normaliser } = options;
+  const { threshold, coverage = false, batchSize = 32, variant = "mempo", scorer, ...normaliser } = options;
   if (variant !== "mempo" && variant !== "infomem") {
     throw new RangeError(
       `Cannot compute computeMemoryCredit: variant must be "mempo" or "infomem", current value is ${
@@ -109,7 +111,7 @@ export async function computeMemoryCredit(
   const scored = await scoreContinuations(model, [
     ...pairs.map((p) => ({ context: p.memContext, continuation: p.continuation })),
     ...pairs.map((p) => ({ context: p.fullContext, continuation: p.continuation })),
-  ], { padId: tokenizer.padId, batchSize });
+  ], { padId: tokenizer.padId, batchSize, scorer });
   const A = Math.max(...pairs.map((p) => p.continuation.length));
   const pad = (row: number[]) => [...row, ...new Array(A - row.length).fill(0)];
   const r = memoryReward({

@@ -50,8 +50,17 @@ export interface RlStepContext {
   seed: number;
   /** The scripted teacher that writes a joined task's first turn (`rl.joinShare`; `createTeacher`). */
   teacher?: AgentPolicy;
-  /** Workers for the update's reference pass (`UpdateModels.workers`; the same numbers). @default this thread */
+  /**
+   * Workers for the rollouts (each turn's generation batches), MemPO's memory scoring and the update's reference
+   * pass (`UpdateModels.workers`): the same batches as on this thread, so the same numbers. @default this thread
+   */
   workers?: GradientWorkers;
+  /**
+   * Rows of a rollout generation batch at most (`modelPolicy`'s `batchSize`): each turn's requests are cut in order
+   * into batches of at most this many rows (and 4096 padded tokens), the unit the workers are dealt; the cut does
+   * not depend on the workers, so neither do the episodes. @default 16
+   */
+  rolloutBatchRows?: number;
   /** Called after the update with the step's trained episodes and their advantages (the run's episode log). */
   onEpisodes?: (step: RlStepEpisodes) => void | Promise<void>;
 }
@@ -176,7 +185,8 @@ export function rlModelsFromSft(sft: Model, algorithm: Algorithm, config: Experi
  * @param data Its data (the teacher writes with its tokenizer).
  * @param algorithm Which algorithm.
  * @param models The models ({@linkcode rlModelsFromSft}, or a checkpoint's).
- * @param workers Workers for the update's reference pass (`gradientWorkersFor()` in the pipeline). @default this thread
+ * @param workers Workers for the rollouts, MemPO's scoring and the reference pass (`gradientWorkersFor()` in the
+ *   pipeline, started once per RL stage). @default this thread
  * @returns The context (the caller disposes the models and closes the workers).
  *
  * @example
@@ -296,6 +306,14 @@ export function drawQuestions(
  * 6. metrics
  * ```
  *
+ * With `ctx.workers`, the rollout weights are loaded into every worker at
+ * the start of the step, and each turn's generation batches (at most
+ * `ctx.rolloutBatchRows` rows), MemPO's scoring batches (P_mem, P_full) and
+ * the update's reference pass run there, each batch on the next free worker.
+ * The batches and their seeds depend on the step's episodes only, so the
+ * metrics are the same to the bit with any number of workers or none
+ * (tested over MemPO steps with 0, 1 and 2 workers).
+ *
  * Source: Shao et al. 2024 (GRPO, arXiv:2402.03300) Algorithm 1; MemPO (arXiv:2603.00680);
  * Schulman et al. 2017 (PPO) Algorithm 1.
  * Reference: verl `RayPPOTrainer.fit`; MiniMind `train_ppo.py`, `train_grpo.py`.
@@ -331,70 +349,17 @@ export function drawQuestions(
  * ```
  */
 export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsRow> {
-  const { algorithm, policy, data, config, seed } = ctx;
+  const { algorithm, policy, data, config, seed, workers } = ctx;
   const t0 = now();
+  checkJoinShare(ctx);
+  // the rollout weights on the workers, once a step: every turn's generation batches and MemPO's scoring read them
+  if (workers !== undefined) await workers.loadModel(ROLLOUT_SLOT, policy);
   // 1. collect episodes: questions seeded by (seed, step); each asked G times (one group)
-  const rng = createRng(hashSeed(seed, 0x5eed, step));
-  const joinShare = config.joinShare ?? 0;
-  if (joinShare > 0 && ctx.teacher === undefined) {
-    throw new RangeError("Cannot run an RL step: rl.joinShare > 0 needs the context's teacher (createTeacher)");
-  }
-  if (joinShare > 0 && (!data.questionOnce || algorithm === "ppo")) {
-    // as validateConfig: no learned turn may read the joined question; GAE would learn the teacher's first turn
-    throw new RangeError(
-      `Cannot run an RL step: rl.joinShare > 0 needs data with the question once and an algorithm other than ppo; ` +
-        `current values are data.questionOnce ${data.questionOnce}, algorithm "${algorithm}"`,
-    );
-  }
-  // rl.joinShare: a share of the questions joined with other training objectives (each group shares its task); the
-  // teacher writes a joined task's first turn, the policy carries its open objectives from the second
-  const pool = joinShare > 0 ? objectivePool(data.train) : undefined;
-  const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
-  const sampler = modelPolicy(policy, { padId: data.tokenizer.padId, temperature: config.temperature });
-  const tasks = drawQuestions(data, config.questionsPerStep, rng)
-    .map((t) => {
-      if (pool === undefined) return t;
-      const joined = joinFromPool(t, pool, join, hashSeed(seed, 0x701, step));
-      return joined === t ? t : { ...joined, learnFrom: 1 };
-    })
-    .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
-  const episodes = await runEpisodes(joinShare > 0 ? teacherFirst(ctx.teacher!, sampler) : sampler, tasks, data, {
-    contextPolicy: "memory",
-    maxTurns: config.maxTurns,
-    maxTurnTokens: config.maxTurnTokens,
-    maxPositions: policy.config.maxPositions,
-    seed: hashSeed(seed, 0x7011, step),
-  });
+  const episodes = await collectEpisodes(ctx, step);
   const t1 = now();
-  // 2.–4. rewards, memory credit, advantages
   const row: MetricsRow = { ...episodeMetrics(episodes), ...(algorithm === "ppo" ? {} : equalGroupMetrics(episodes)) };
-  let t2 = t1;
-  let sequences;
-  let outcome: number[] | undefined;
-  let credit: MemoryCredit | undefined;
-  if (algorithm === "ppo") {
-    const values = await criticValues(ctx.critic!, episodes.map((e) => e.turns), data.tokenizer.padId);
-    sequences = gaeTurnSequences(episodes, values, { gamma: config.gamma, lambda: config.lambda });
-    const flatValues = sequences.flatMap((s) => s.extras.oldValues!.filter((_, i) => s.lossMask[i] === 1));
-    const flatReturns = sequences.flatMap((s) => s.extras.returns!.filter((_, i) => s.lossMask[i] === 1));
-    row["value/explained_variance"] = explainedVariance(flatValues, flatReturns);
-  } else {
-    const scores = episodes.map((e) => e.reward);
-    const groups = episodes.map((e) => e.task.groupId);
-    outcome = grpoAdvantages(scores, groups, { epsilon: config.epsilon, std: config.std });
-    let memory;
-    if (algorithm === "mempo") {
-      credit = await computeMemoryCredit(policy, episodes, data.tokenizer, mempoOptions(config).credit);
-      memory = credit.advantages;
-      row["memory/reward_mean"] = credit.stats.rewardMean;
-      row["memory/reward_std"] = credit.stats.rewardStd;
-      row["memory/p_mem"] = credit.stats.pMem;
-      row["memory/p_full"] = credit.stats.pFull;
-      row["memory/turns"] = credit.stats.turns;
-    }
-    t2 = now();
-    sequences = outcomeTurnSequences(episodes, outcome, memory, mempoOptions(config).sequences);
-  }
+  // 2.–4. rewards, memory credit, advantages
+  const { sequences, outcome, credit, memorySeconds } = await stepAdvantages(ctx, episodes, row);
   const t3 = now();
   // 5. update
   const stats = await policyUpdate(sequences, ctx, config, {
@@ -417,8 +382,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     "train/skipped": stats.skipped,
     ...(algorithm === "ppo" ? { "loss/value": stats.valueLoss } : {}),
     "time/rollout": t1 - t0,
-    "time/memory_reward": t2 - t1,
-    "time/advantages": t3 - t2,
+    "time/memory_reward": memorySeconds,
+    "time/advantages": t3 - t1 - memorySeconds,
     "time/update": t4 - t3,
     "time/step": t4 - t0,
   });
@@ -426,4 +391,109 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<MetricsR
     console.warn(`step ${step}: ${stats.skipped} minibatch update(s) skipped (NaN/Inf loss), weights untouched`);
   }
   return row;
+}
+
+/** The workers' slot of the rollout weights (`GradientWorkers.loadModel`). */
+const ROLLOUT_SLOT = "rollout";
+
+// rows of a rollout generation batch at most (RlStepContext.rolloutBatchRows): as fast a row as 64 rows, and the main
+// job's 32 episodes make two batches a turn, one for each of two workers (docs/performance.md#rollouts-on-workers)
+const ROLLOUT_BATCH_ROWS = 16;
+
+// rl.joinShare's requirements, as validateConfig states them
+function checkJoinShare(ctx: RlStepContext): void {
+  const joinShare = ctx.config.joinShare ?? 0;
+  if (joinShare > 0 && ctx.teacher === undefined) {
+    throw new RangeError("Cannot run an RL step: rl.joinShare > 0 needs the context's teacher (createTeacher)");
+  }
+  if (joinShare > 0 && (!ctx.data.questionOnce || ctx.algorithm === "ppo")) {
+    // no learned turn may read the joined question; GAE would learn the teacher's first turn
+    throw new RangeError(
+      `Cannot run an RL step: rl.joinShare > 0 needs data with the question once and an algorithm other than ppo; ` +
+        `current values are data.questionOnce ${ctx.data.questionOnce}, algorithm "${ctx.algorithm}"`,
+    );
+  }
+}
+
+/**
+ * Phase 1 of {@linkcode rlStep}: the step's episodes. Each turn's generation
+ * batches run on the context's workers when it has them (each batch on the
+ * next free worker), else here one after the other: the same batches with
+ * the same seeds, so the same episodes to the bit.
+ */
+async function collectEpisodes(ctx: RlStepContext, step: number): Promise<Episode[]> {
+  const { policy, data, config, seed, workers } = ctx;
+  const rng = createRng(hashSeed(seed, 0x5eed, step));
+  const joinShare = config.joinShare ?? 0;
+  // rl.joinShare: a share of the questions joined with other training objectives (each group shares its task); the
+  // teacher writes a joined task's first turn, the policy carries its open objectives from the second
+  const pool = joinShare > 0 ? objectivePool(data.train) : undefined;
+  const join = { share: joinShare, max: config.joinMax ?? DEFAULT_JOIN_MAX };
+  const sampler = modelPolicy(policy, {
+    padId: data.tokenizer.padId,
+    temperature: config.temperature,
+    batchSize: ctx.rolloutBatchRows ?? ROLLOUT_BATCH_ROWS,
+    ...(workers === undefined
+      ? {}
+      : { generator: (prompts, options) => workers.generate(ROLLOUT_SLOT, prompts, options) }),
+  });
+  const tasks = drawQuestions(data, config.questionsPerStep, rng)
+    .map((t) => {
+      if (pool === undefined) return t;
+      const joined = joinFromPool(t, pool, join, hashSeed(seed, 0x701, step));
+      return joined === t ? t : { ...joined, learnFrom: 1 };
+    })
+    .flatMap((t) => Array.from({ length: config.groupSize }, () => t));
+  return await runEpisodes(joinShare > 0 ? teacherFirst(ctx.teacher!, sampler) : sampler, tasks, data, {
+    contextPolicy: "memory",
+    maxTurns: config.maxTurns,
+    maxTurnTokens: config.maxTurnTokens,
+    maxPositions: policy.config.maxPositions,
+    seed: hashSeed(seed, 0x7011, step),
+  });
+}
+
+/**
+ * Phases 2–4 of {@linkcode rlStep}: the turn sequences with their
+ * advantages (PPO: critic values and GAE; GRPO: A^T; MemPO: A^T + A^M, its
+ * memory scoring on the context's workers when it has them), the phases'
+ * metrics written into `row`, and the seconds the memory reward took.
+ */
+async function stepAdvantages(ctx: RlStepContext, episodes: readonly Episode[], row: MetricsRow): Promise<{
+  sequences: TurnSequence[];
+  outcome?: number[];
+  credit?: MemoryCredit;
+  memorySeconds: number;
+}> {
+  const { algorithm, policy, data, config, workers } = ctx;
+  if (algorithm === "ppo") {
+    const values = await criticValues(ctx.critic!, episodes.map((e) => e.turns), data.tokenizer.padId);
+    const sequences = gaeTurnSequences(episodes, values, { gamma: config.gamma, lambda: config.lambda });
+    const flatValues = sequences.flatMap((s) => s.extras.oldValues!.filter((_, i) => s.lossMask[i] === 1));
+    const flatReturns = sequences.flatMap((s) => s.extras.returns!.filter((_, i) => s.lossMask[i] === 1));
+    row["value/explained_variance"] = explainedVariance(flatValues, flatReturns);
+    return { sequences, memorySeconds: 0 };
+  }
+  const t = now();
+  const outcome = grpoAdvantages(episodes.map((e) => e.reward), episodes.map((e) => e.task.groupId), {
+    epsilon: config.epsilon,
+    std: config.std,
+  });
+  let credit: MemoryCredit | undefined;
+  if (algorithm === "mempo") {
+    credit = await computeMemoryCredit(policy, episodes, data.tokenizer, {
+      ...mempoOptions(config).credit,
+      ...(workers === undefined
+        ? {}
+        : { scorer: (batch, temperature) => workers.scoreBatch(ROLLOUT_SLOT, batch, temperature) }),
+    });
+    row["memory/reward_mean"] = credit.stats.rewardMean;
+    row["memory/reward_std"] = credit.stats.rewardStd;
+    row["memory/p_mem"] = credit.stats.pMem;
+    row["memory/p_full"] = credit.stats.pFull;
+    row["memory/turns"] = credit.stats.turns;
+  }
+  const memorySeconds = now() - t;
+  const sequences = outcomeTurnSequences(episodes, outcome, credit?.advantages, mempoOptions(config).sequences);
+  return { sequences, outcome, credit, memorySeconds };
 }

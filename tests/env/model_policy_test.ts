@@ -29,3 +29,31 @@ Deno.test("an untrained model runs through the agent loop without crashing; old 
   assert.deepEqual(again.map((e) => e.turns.map((t) => t.sampled)), eps.map((e) => e.turns.map((t) => t.sampled)));
   model.dispose();
 });
+
+Deno.test("modelPolicy() with a generator: the same batches and seeds, all at once, so the same turns", async () => {
+  const { generate } = await import("../../lib/model/generate.ts");
+  const model = createModel(modelPreset("tiny", 30), { seed: 2 });
+  const requests = [3, 5, 2, 6, 4].map((n, i) => ({
+    context: Array.from({ length: n }, (_, j) => 1 + ((i * 7 + j) % 29)),
+    episode: {} as never,
+  }));
+  const options = { maxNewTokens: 5, stopIds: [4], seed: 9 };
+  const calls: { rows: number; seed: number }[] = [];
+  let running = 0;
+  let most = 0;
+  const generator: Parameters<typeof modelPolicy>[1]["generator"] = async (prompts, o) => {
+    calls.push({ rows: prompts.length, seed: o.seed! });
+    most = Math.max(most, ++running);
+    await new Promise((r) => setTimeout(r, 5)); // a worker's round trip
+    const out = await generate(model, prompts, o);
+    running -= 1;
+    return out;
+  };
+  const here = await modelPolicy(model, { padId: 0, batchSize: 2 }).nextTurns(requests, options);
+  const there = await modelPolicy(model, { padId: 0, batchSize: 2, generator }).nextTurns(requests, options);
+  assert.deepEqual(there, here);
+  // batches of at most 2 rows in request order, each seeded by its first row's place
+  assert.deepEqual(calls, [{ rows: 2, seed: 9 }, { rows: 2, seed: 11 }, { rows: 1, seed: 13 }]);
+  assert.equal(most, 3, "the turn's batches run at once");
+  model.dispose();
+});

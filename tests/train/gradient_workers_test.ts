@@ -135,3 +135,50 @@ Deno.test("trainSft() with gradient workers logs the same steps as without (two 
     workers.close();
   }
 });
+
+Deno.test("loadModel(), generate(), scoreBatch(): a loaded model's batches on 2 workers, to the bit as on this thread", async () => {
+  const { generate } = await import("../../lib/model/generate.ts");
+  const { scoreContinuations } = await import("../../lib/model/score.ts");
+  const rng = createRng(11);
+  const prompts = [5, 9, 2, 7, 4, 6].map((n) => Array.from({ length: n }, () => 1 + rng.int(40)));
+  const models = [1, 2].map((seed) => createModel(modelPreset("tiny", 48), { seed }));
+  const workers = createGradientWorkers(2);
+  const before = tf.memory().numTensors;
+  try {
+    for (const model of [...models, models[0]!]) { // a later load of the slot replaces its weights
+      await workers.loadModel("policy", model);
+      // three batches at once, each with its own seed: the next free worker takes each
+      const batches = [prompts.slice(0, 2), prompts.slice(2, 5), prompts.slice(5)];
+      const options = (b: number) => ({ maxNewTokens: 6, padId: 0, seed: 7 + b, stopIds: [3] });
+      const there = await Promise.all(batches.map((p, b) => workers.generate("policy", p, options(b))));
+      const here: Awaited<ReturnType<typeof generate>>[] = [];
+      for (const [b, p] of batches.entries()) here.push(await generate(model, p, options(b)));
+      assert.deepEqual(there, here);
+      // scoreContinuations with the workers' scorer: its batches there, the same numbers
+      const pairs = prompts.map((p, i) => ({ context: p, continuation: here.flatMap((r) => r.tokens)[i]! }));
+      const scorer = (batch: Parameters<typeof workers.scoreBatch>[1], t: number) =>
+        workers.scoreBatch("policy", batch, t);
+      for (const temperature of [1, 0.7]) {
+        const options = { padId: 0, batchSize: 2, temperature };
+        assert.deepEqual(
+          await scoreContinuations(model, pairs, { ...options, scorer }),
+          await scoreContinuations(model, pairs, options),
+        );
+      }
+    }
+    const live = workers.liveBytes();
+    await workers.loadModel("policy", models[1]!);
+    await workers.generate("policy", prompts, { maxNewTokens: 4, padId: 0 });
+    assert.deepEqual(workers.liveBytes(), live, "the workers' heaps stay flat from load to load");
+    await assert.rejects(
+      workers.generate("nope", prompts, { maxNewTokens: 2, padId: 0 }),
+      /No model loaded under "nope"/,
+    );
+    assert.equal(tf.memory().numTensors, before, "no tensor left behind here");
+  } finally {
+    workers.close();
+    models.forEach((m) => m.dispose());
+  }
+  await assert.rejects(workers.loadModel("policy", models[0]!), /Cannot load a model: the gradient workers are closed/);
+  await assert.rejects(workers.generate("policy", [], { maxNewTokens: 1, padId: 0 }), /Cannot generate: .*closed/);
+});

@@ -130,3 +130,47 @@ Deno.test("mempoOptions(): each rl.mem* setting reaches its own option of comput
   const off = mempoOptions({ ...resolveConfig("default").rl, memThreshold: undefined });
   assert.equal("threshold" in off.credit, false);
 });
+
+Deno.test("rlStep on 0, 1 and 2 workers: the same metrics rows to the bit (time/* aside) over MemPO steps of the quick preset from the release", async () => {
+  const { loadRelease } = await import("../../lib/release/release.ts");
+  const { createGradientWorkers } = await import("../../lib/train/gradient_workers.ts");
+  const { rlModelsFromSft, rlStepContext } = await import("../../lib/train/rl_trainer.ts");
+  // the released SFT policy writes real multi-turn episodes with memories (an untrained one ends at turn 1), so the
+  // rollouts, the memory scoring and the reference pass all have work; its tokenizer is the default data's
+  const releaseDir = new URL("../../release/sft", import.meta.url).pathname;
+  const dataDir = await Deno.makeTempDir();
+  await buildData(dataDir, 0, resolveConfig("default").data);
+  const d = await loadData(dataDir);
+  const { model: sft } = await loadRelease(releaseDir);
+  const config = resolveConfig("quick", {
+    data: { questionOnce: true },
+    rl: { questionsPerStep: 2, groupSize: 4, joinShare: 0.5, joinMax: 3 },
+  });
+  const run = async (size: number) => {
+    const models = rlModelsFromSft(sft, "mempo", config);
+    const workers = size === 0 ? undefined : createGradientWorkers(size);
+    // 8 episodes in batches of at most 3 rows: a turn's batches go to both workers
+    const ctx = { ...rlStepContext(config, d, "mempo", models, workers), rolloutBatchRows: 3 };
+    const rows = [];
+    try {
+      for (let step = 0; step < 2; step++) rows.push(await rlStep(ctx, step));
+      if (workers !== undefined) assert.ok(workers.liveBytes().every((b) => b > 0), "every worker had jobs");
+    } finally {
+      workers?.close();
+      for (const m of [models.policy, models.reference, models.optimizer]) m.dispose();
+    }
+    return rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith("time/"))));
+  };
+  try {
+    const alone = await run(0);
+    assert.ok(alone.some((r) => Number(r["memory/turns"]) > 0), "the steps score memories");
+    assert.ok(alone.every((r) => Number(r["rollout/turns"]) > 1 && Number(r["train/updates"]) > 0));
+    assert.notDeepEqual(alone[0], alone[1], "the steps differ");
+    const one = await run(1);
+    assert.deepEqual(one, alone);
+    assert.deepEqual(await run(2), one);
+  } finally {
+    sft.dispose();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
