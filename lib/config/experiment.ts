@@ -373,9 +373,9 @@ const DEFAULT: ExperimentConfig = {
     maxTurnTokens: 64, // also caps the teacher's turns in the SFT demonstrations
     epsilon: 1e-6, // verl's GRPO normaliser
     std: "bessel", // verl's
-    // MemPO's A^M weighs as the outcome advantage
-    // (docs/research/what_to_remember.md#mempos-setting-chosen-on-validation)
-    memCoef: 1,
+    // A^M at a tenth of the outcome advantage: at MemPO's 1 the memory credit collapses the policy from the release;
+    // 0.1 had the best mean validation EM of three settings (docs/research/what_to_remember.md#mempos-setting-chosen-on-validation)
+    memCoef: 0.1,
     // MemPO's code keeps the answer tokens the model gives probability > 0.5
     // (docs/research/memory_advantage.md#the-answer-confidence-threshold)
     memThreshold: 0.5,

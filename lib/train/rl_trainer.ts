@@ -251,7 +251,7 @@ export function rlStepContext(
  *
  * const { credit, sequences } = mempoOptions(resolveConfig("default", { rl: { memCredit: "infomem" } }).rl);
  * assert.deepEqual(credit, { epsilon: 1e-6, std: "bessel", variant: "infomem", threshold: 0.5 });
- * assert.deepEqual(sequences, { memCoef: 1 });
+ * assert.deepEqual(sequences, { memCoef: 0.1 });
  * ```
  */
 export function mempoOptions(config: RlConfig): { credit: MemoryCreditOptions; sequences: OutcomeTurnOptions } {

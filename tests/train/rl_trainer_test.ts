@@ -113,7 +113,7 @@ Deno.test("drawQuestions(): the main world's training questions, drawn by the st
 Deno.test("mempoOptions(): each rl.mem* setting reaches its own option of computeMemoryCredit or outcomeTurnSequences, and nothing else", () => {
   const base = mempoOptions(resolveConfig("default").rl);
   assert.deepEqual(base.credit, { epsilon: 1e-6, std: "bessel", variant: undefined, threshold: 0.5 });
-  assert.deepEqual(base.sequences, { memCoef: 1 });
+  assert.deepEqual(base.sequences, { memCoef: 0.1 });
   const cases = [
     ["memThreshold", 0.25, "credit", "threshold"],
     ["epsilon", 1e-3, "credit", "epsilon"],
