@@ -329,8 +329,7 @@ const DEFAULT: ExperimentConfig = {
     validCount: 32, // validation sets of held-out training subjects: they choose, the test sets report
   },
   sft: {
-    // the read of a fact forms after ~2,600 steps
-    // (docs/research/paper_regime.md#the-question-once-mem1s-state-its-later-turns-drilled-by-joined-tasks)
+    // the released policy's length (docs/research/what_to_remember.md#the-released-sft-policy)
     steps: 5200,
     batchSize: 8, // 8 sequences a step: the regime in ~30 minutes (docs/research/default_run.md)
     lr: 2e-3, // the rate the released policy was trained with
