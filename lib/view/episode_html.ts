@@ -157,7 +157,7 @@ function turnHtml(record: EpisodeRecord, turn: TurnRecord, k: number, scale: num
   }</span>${credit}${scripted}</div>
 <details><summary>the context it read</summary><pre>${turnContext(record, k)}</pre></details>
 <div class="tokens"><span class="tok forced" title="forced prefix (not sampled)">&lt;mem&gt;</span>${
-    raw(tokens.join(""))
+    raw(tokens.join("<wbr>")) // a line may break between tokens, never inside one
   }${leaveEnd}</div>
 ${
     leave

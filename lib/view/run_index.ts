@@ -296,7 +296,7 @@ function evalHeadline(evaluation: Record<string, unknown>): { label: string; val
     byAgent.set(label, [...(byAgent.get(label) ?? []), r.em]);
   }
   return [...byAgent].map(([label, ems]) => ({
-    label: `${label} EM`,
+    label: `${label} mean EM`, // over the test sets
     value: (ems.reduce((a, b) => a + b, 0) / ems.length).toFixed(2),
   }));
 }

@@ -28,7 +28,7 @@ Deno.test("view: the run list names each run with its preset, stage, progress an
   }[];
   const mempo = evalRows.filter((r) => r.agent === "MemPO");
   const mean = mempo.reduce((a, r) => a + r.em, 0) / mempo.length;
-  assert.deepEqual(runs[1]!.headline.find((h) => h.label === "MemPO (memory) EM")?.value, mean.toFixed(2));
+  assert.deepEqual(runs[1]!.headline.find((h) => h.label === "MemPO (memory) mean EM")?.value, mean.toFixed(2));
   assert.equal(runs[1]!.headline.length, 4);
   const page = await get("/");
   assert.equal(page.status, 200);
