@@ -140,7 +140,6 @@ export async function teacherTestTurns(
     trainCount: 4,
     testCount: count,
     testObjectives: [objectives],
-    markers: false,
     ...options.data,
   });
   const data = await loadData(dir);

@@ -90,11 +90,6 @@ export const DATA_CONFIG_SCHEMA = section({
     description: "Objectives of the auxiliary worlds' questions, cycled.",
     unset: "trainObjectives",
   }),
-  markers: flag().optional().meta({
-    description: "Whether questions name their objectives (q1 … ; q2 …) or only separate them (… ; …); without " +
-      "markers an 8-objective question has no word (entity names aside) that 1-4-objective training questions lack.",
-    unset: "true",
-  }),
   questionOnce: flag().optional().meta({
     description: "Whether the memory context shows the question before the first turn only (MEM1's state: what " +
       "is still asked lives in <mem> with the answers found, so no turn after the first reads the question, " +
@@ -321,9 +316,6 @@ const DEFAULT: ExperimentConfig = {
     // (docs/research/sft_recipe.md#reading-not-memorising)
     auxWorlds: 7,
     auxObjectives: [1, 2, 3, 4], // the auxiliary worlds' demonstrations: 6 and 8 objectives stay unseen
-    // objectives separated by ";" only: no marker word past q4 is unseen
-    // (docs/research/many_objectives.md#wall-1-markers-never-seen-in-training)
-    markers: false,
     distinctAnswers: true, // every name of a question once, so each copy is a one-word lookup
     questionOnce: true, // the memory context shows the question before the first turn only (MEM1's internal state)
     validCount: 32, // validation sets of held-out training subjects: they choose, the test sets report
@@ -410,7 +402,6 @@ const QUICK: ExperimentConfig = {
     testObjectives: [1, 2, 4], // 2 and 4 objectives unseen in training
     trainObjectives: 1, // 1-objective questions: SFT learns them in 100 steps
     sizes: { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 }, // a world read in seconds
-    markers: false, // as the default
     validCount: 4, // validation sets: what deno task train --stage sft reports and release chooses by
   },
   sft: {

@@ -25,12 +25,77 @@ const SECTIONS = [
 ] as const;
 
 /**
+ * Fields that have left the config (docs/design.md#retired), each with the value the code has always used since: a
+ * config saved before (a run's `config.json`, the released SFT policy's manifest, a data directory's manifest) that
+ * holds one of them at that value is read as today's config, which leaves it out ({@linkcode withoutRetired}); at any
+ * other value it is refused as an unknown field (`resolveConfig`). The fields listed are those the saved configs of
+ * the presets hold (data and SFT); `deno task train --config` refuses them all.
+ */
+export const RETIRED_VALUES: Readonly<Record<string, unknown>> = Object.freeze({
+  "data.trainMarkers": 0,
+  "data.trainOrder": "marker",
+  "data.subjectIndex": false,
+  "data.validFraction": 0.15,
+  "data.markers": false,
+  "sft.pretrainBatchSize": 32,
+  "sft.inductionLists": 0,
+  "sft.inductionNoise": 4,
+  "sft.drillKinds": ["extract"],
+  "sft.carryShare": 0,
+  "sft.joinMax": 7,
+  "sft.questionFiller": 0,
+});
+
+/**
+ * A saved config less the retired fields it holds at the value the code now
+ * always uses ({@linkcode RETIRED_VALUES}): what is read in its place. A
+ * retired field at another value stays (and is refused where the config is
+ * validated); so does one that `keep` names.
+ *
+ * ```text
+ * withoutRetired(saved) = saved − { path ∈ RETIRED_VALUES : saved[path] = RETIRED_VALUES[path], ¬keep(path) }
+ * ```
+ *
+ * Source: this package (a saved run is read as it ran).
+ *
+ * @param saved A saved config, or any JSON value (returned as it is when not an object).
+ * @param keep Paths (`"data.markers"`) to leave in place whatever their value. @default none
+ * @returns A copy of `saved` without them (`saved` is not changed).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withoutRetired } from "./run_config.ts";
+ *
+ * const saved = { seed: 0, data: { trainCount: 4, markers: false }, sft: { drillKinds: ["pop"] } };
+ * assert.deepEqual(withoutRetired(saved), { seed: 0, data: { trainCount: 4 }, sft: { drillKinds: ["pop"] } });
+ * assert.deepEqual(withoutRetired(saved, (path) => path === "data.markers"), saved);
+ * assert.equal(saved.data.markers, false);
+ * ```
+ */
+export function withoutRetired<T>(saved: T, keep: (path: string) => boolean = () => false): T {
+  if (typeof saved !== "object" || saved === null) return saved;
+  const out = structuredClone(saved) as Record<string, Record<string, unknown> | undefined>;
+  for (const [path, value] of Object.entries(RETIRED_VALUES)) {
+    const [section, field] = path.split(".") as [string, string];
+    const own = out[section];
+    if (
+      typeof own === "object" && own !== null && field in own && !keep(path) &&
+      JSON.stringify(own[field]) === JSON.stringify(value)
+    ) delete own[field];
+  }
+  return out as T;
+}
+
+/**
  * Reads `<runDir>/config.json` and validates it as an experiment config
  * (its preset with its fields applied). A section saved whole (every
  * required field there, as a run writes it) is the run's as it stands: an
  * optional field it lacks stays unset, whatever the preset sets today, so a
  * field added to a preset later (`sft.pretrainLoss`) does not change an older
- * run or refuse `--from` on it. A missing or unreadable file, one
+ * run or refuse `--from` on it. A field retired since, saved at the value
+ * the code now always uses (`data.markers: false`), is read as left out
+ * ({@linkcode withoutRetired}). A missing or unreadable file, one
  * that is not JSON and one whose fields are invalid are each a
  * {@linkcode DataError} naming the file.
  *
@@ -50,6 +115,9 @@ const SECTIONS = [
  * await assert.rejects(readRunConfig(dir), /config.json: Invalid config: rl.lr must be > 0, current value is -1/);
  * await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify({ preset: "quick", seed: 3 }));
  * assert.equal((await readRunConfig(dir)).seed, 3);
+ * // a run saved before data.markers was retired, at the value the code kept
+ * await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify({ preset: "quick", data: { markers: false } }));
+ * assert.equal("markers" in (await readRunConfig(dir)).data, false);
  * ```
  */
 export async function readRunConfig(runDir: string): Promise<ExperimentConfig> {
@@ -59,7 +127,7 @@ export async function readRunConfig(runDir: string): Promise<ExperimentConfig> {
   if (typeof saved !== "object" || saved === null || Array.isArray(saved)) {
     throw new DataError(`${path}: Invalid config: the config must be an object of fields`);
   }
-  const { preset, ...overrides } = saved as { preset?: unknown };
+  const { preset, ...overrides } = withoutRetired(saved) as { preset?: unknown };
   try {
     return asSaved(resolveConfig(preset as string, overrides), overrides);
   } catch (e) {

@@ -6,14 +6,7 @@
  */
 import { buildTokenizer, type Tokenizer, tokenizerFromJson, tokenizerToJson } from "../text/tokenizer.ts";
 import { SYSTEM_PROMPT } from "../env/context.ts";
-import {
-  buildQaSplits,
-  joinedQuestions,
-  objectivePool,
-  type QaItem,
-  type QaSplitOptions,
-  type SubjectIndex,
-} from "../env/questions.ts";
+import { buildQaSplits, joinedQuestions, objectivePool, type QaItem, type QaSplitOptions } from "../env/questions.ts";
 import { buildSearchIndex, NO_RESULTS, type SearchIndex } from "../env/search.ts";
 import { buildCorpus, type CorpusDocument, generateWorld, RELATIONS, type WorldSizes } from "../env/world.ts";
 import { type QaRecord, readCorpus, readDataset, writeCorpus, writeDataset } from "./dataset.ts";
@@ -146,11 +139,12 @@ export interface LoadedData {
   questionOnce: boolean;
 }
 
-/** Words the scripted teacher and the tool write besides names (so the vocabulary has them). */
 /**
  * Words every tokenizer of the task needs besides the corpus and the questions: the system prompt, the empty-search
- * message, document headers, the memory's and answers' punctuation (`=`, `~`, `,`, `;`, `.`, `|`), numbers and the
- * relation words. `buildData` adds them; a notebook or test that builds its own tokenizer passes them too.
+ * message, document headers, the memory's and answers' punctuation (`;`, `.`, `|`), `answer` and `unknown`, numbers
+ * and the relation words. `buildData` adds them; a notebook or test that builds its own tokenizer passes them too.
+ * (`none`, `=`, `~` and `,` were the retired slots memory's, docs/design.md#retired: kept, so that a tokenizer and the
+ * token ids of every checkpoint trained on it stay the same.)
  */
 export const TOKENIZER_SCAFFOLD: readonly string[] = Object.freeze([
   SYSTEM_PROMPT,
@@ -342,7 +336,8 @@ export async function loadData(dir: string, options: { split?: DataSplit } = {})
     valid?: Record<string, number>;
     auxWorlds?: number;
     seed?: number;
-    options?: { questionOnce?: unknown; markers?: boolean; subjectIndex?: SubjectIndex; distinctAnswers?: boolean };
+    // the options read back; a retired one a manifest holds (`markers`, `subjectIndex`, docs/design.md#retired) is not
+    options?: { questionOnce?: unknown; distinctAnswers?: boolean };
   } | null;
   let tokenizer: Tokenizer;
   if (typeof manifest !== "object" || manifest === null || typeof manifest.test !== "object") {
@@ -374,10 +369,10 @@ export async function loadData(dir: string, options: { split?: DataSplit } = {})
     else {
       // the training questions' objectives joined to the test sizes, seeded by the data's seed
       const k = parseInt(key);
-      const { markers, subjectIndex, distinctAnswers } = manifest.options ?? {};
+      const { distinctAnswers } = manifest.options ?? {};
       const pool = objectivePool(train);
       const seed = hashSeed(manifest.seed ?? 0, hashString("train split"));
-      const items = joinedQuestions(pool, k, count, { seed, markers, subjectIndex, distinctAnswers });
+      const items = joinedQuestions(pool, k, count, { seed, distinctAnswers });
       test.set(k, items.map((q, i) => toRecord(q, `train_${key}`, i)));
     }
   }

@@ -2,8 +2,9 @@
  * Test-set coverage: the words of each test set's questions that no training
  * question contains. The policy has never seen such a token in the role the
  * task gives it (at most as a random word in the induction warm-up), so
- * whatever hangs on it, such as which objective comes after `q4`, it cannot
- * have learned, however good it is otherwise.
+ * whatever hangs on it, such as where one objective ends and the next starts
+ * (`;`, after training on 1-objective questions only), it cannot have
+ * learned, however good it is otherwise.
  *
  * @module
  */
@@ -26,7 +27,7 @@ import type { LoadedData } from "./build.ts";
  * @param data Loaded data (training questions, auxiliary worlds, test sets, corpus).
  * @returns Objective count → unseen words, for every test set.
  *
- * @example Training on 1-objective questions leaves the separator and the later objectives' markers unseen
+ * @example Training on 1-objective questions leaves the separator between objectives unseen
  * ```ts
  * import assert from "node:assert/strict";
  * import { buildData, loadData } from "./build.ts";
@@ -36,7 +37,7 @@ import type { LoadedData } from "./build.ts";
  * await buildData(dir, 1, { trainCount: 20, testCount: 2, trainObjectives: 1, testObjectives: [1, 3] });
  * const unseen = unseenTestWords(await loadData(dir));
  * assert.deepEqual(unseen.get(1), []);
- * assert.deepEqual(unseen.get(3), [";", "q2", "q3"]); // the separator and the later objectives' markers
+ * assert.deepEqual(unseen.get(3), [";"]); // the separator
  * ```
  */
 export function unseenTestWords(data: LoadedData): Map<number, string[]> {

@@ -18,10 +18,10 @@ export interface Template {
 
 /**
  * All templates, by subject type. Every wording starts with the subject, so
- * in `k : {x} …` the name the agent must look up follows the objective's
- * number, where a one-token induction copy finds it. (With the subject inside
- * the clause, `in which city was the director of {x} born ?`, the SFT policy
- * named the next objective's entity 60 % of the time under teacher forcing.)
+ * the name the agent must look up follows the `;` before its objective, where
+ * a one-token induction copy finds it. (With the subject inside the clause,
+ * `in which city was the director of {x} born ?`, the SFT policy named the
+ * next objective's entity 60 % of the time under teacher forcing.)
  */
 export const TEMPLATES: Readonly<Record<EntityType, readonly Template[]>> = Object.freeze({
   person: [
@@ -69,8 +69,9 @@ export interface SubQuestion {
   /** The final answer (the last hop's). */
   answer: string;
   /**
-   * The word that names it in the question, think and memory (`q3`); absent,
-   * the objective's position names it ({@linkcode objectiveMarker}).
+   * Its place in the question as a word (`q3`, {@linkcode objectiveMarker}), as the data files record it. No
+   * question, think or memory names it since the objective markers were retired (docs/design.md#retired); kept so
+   * that the data files stay the same. Absent in a file written before markers (read back without it).
    */
   marker?: string;
 }
@@ -127,15 +128,12 @@ export function makeSubQuestion(world: World, subject: string, template: Templat
 }
 
 /**
- * The word that names objective `i` (0-based) in the question, in `<think>`
- * and in `<mem>`: `q1`, `q2`, … One token per objective, so that pointing at
- * "objective i" is a one-token lookup: at `q2` in its think the policy copies
- * the word that followed `q2` in the question (the subject), what an induction
- * head does. With the earlier `2 :` the word to match, `:`, followed every
- * number alike, and at 4 objectives the SFT policy's first think named
- * another objective's subject in 3 of 4 episodes.
+ * The word of objective `i` (0-based): `q1`, `q2`, … Questions were numbered
+ * with these one-token markers (`q1 … ; q2 …`) up to commit 3dbb285; they
+ * are now separated by `;` alone, and the marker only records each
+ * objective's place in the data files ({@linkcode SubQuestion}'s `marker`).
  *
- * Source: induction heads (Olsson et al. 2022, "In-context Learning and Induction Heads").
+ * Source: this package (the markers of docs/research/many_objectives.md).
  *
  * @param i The objective's index (0-based).
  * @returns Its marker word.
@@ -153,59 +151,6 @@ export function objectiveMarker(i: number): string {
   return `q${i + 1}`;
 }
 
-/**
- * The word naming objective `i` of a question: its own marker if it has one
- * (set when the question is drawn),
- * else `objectiveMarker(i)`.
- *
- * Source: this package (see {@linkcode objectiveMarker}).
- *
- * @param subQuestion The objective.
- * @param i Its index (0-based) in the question.
- * @returns Its marker word.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { markerOf } from "./questions.ts";
- *
- * assert.equal(markerOf({ marker: "q5" }, 0), "q5");
- * assert.equal(markerOf({}, 1), "q2");
- * ```
- */
-export function markerOf(subQuestion: Pick<SubQuestion, "marker">, i: number): string {
-  return subQuestion.marker ?? objectiveMarker(i);
-}
-
-/**
- * The k-objective question text: marked sub-questions joined by " ; "
- * (`q1 who founded x ? ; q2 where is y ?`). The markers let the agent point at
- * "objective i" by copying (see {@linkcode objectiveMarker}), which a small
- * model learns far more easily than counting semicolons.
- *
- * Source: MEM1 multi-objective questions (sub-questions joined by ";").
- *
- * @param subQuestions The objectives.
- * @param order The order in which the marked parts are written (default: marker order).
- * @returns The question text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { numberedQuestion } from "./questions.ts";
- *
- * assert.equal(numberedQuestion([{ text: "who founded x ?" }, { text: "where is y ?" }] as never), "q1 who founded x ? ; q2 where is y ?");
- * assert.equal(numberedQuestion([{ text: "who founded x ?" }, { text: "where is y ?" }] as never, [1, 0]), "q2 where is y ? ; q1 who founded x ?");
- * ```
- */
-export function numberedQuestion(
-  subQuestions: readonly Pick<SubQuestion, "text" | "marker">[],
-  order?: readonly number[],
-): string {
-  const parts = subQuestions.map((q, i) => `${markerOf(q, i)} ${q.text}`);
-  return (order ?? parts.map((_, i) => i)).map((i) => parts[i]!).join(" ; ");
-}
-
 /** Options of {@linkcode buildQaSplits}. */
 export interface QaSplitOptions {
   /** Seed. @default 0 */
@@ -221,13 +166,6 @@ export interface QaSplitOptions {
   /** Share of each type's entities reserved as test subjects. @default 0.3 */
   testFraction?: number;
   /**
-   * Whether a question names its objectives (`q1 … ; q2 …`) or only separates
-   * them (`… ; …`). Without markers every word of an 8-objective question
-   * (entity names aside) also occurs in 1–4-objective training questions.
-   * @default true
-   */
-  markers?: boolean;
-  /**
    * Whether the names of a question are all different: no answer is another
    * objective's answer or any objective's subject. Then every answer in a
    * memory or a final answer is a word that occurs once there, so copying
@@ -237,19 +175,6 @@ export interface QaSplitOptions {
    * @default false
    */
   distinctAnswers?: boolean;
-  /**
-   * Whether a question starts with its subjects, in its objectives' order,
-   * then `:` (`zorbex vunom : zorbex was born in which city ? ; vunom …`):
-   * the objective after one is then the name after its subject in that
-   * list (a one-word lookup, an induction head's), and none follows the
-   * last one; without it, the next objective is the first word after the
-   * next `;` past the subject, which the SFT policy found 62 % of the time
-   * at 2 objectives. `"end"` writes the same list after the question's
-   * text (`zorbex was born in which city ? ; vunom … ? : zorbex vunom`),
-   * next to the memory and the turn, so the lookup's distance from the
-   * think does not grow with the text of more objectives. @default false
-   */
-  subjectIndex?: SubjectIndex;
   /**
    * Questions per validation set, one set per test objective count, asked about validation subjects: a share
    * (15 %, at least one, never a type's last) of each type's non-test entities that no training question then asks about. What a choice of
@@ -263,72 +188,6 @@ export interface QaSplitOptions {
 
 // share of each type's non-test entities kept as validation subjects when validCount > 0
 const VALID_FRACTION = 0.15;
-
-/** Where a question lists its subjects ({@linkcode QaSplitOptions}' `subjectIndex`): nowhere, first, or last. */
-export type SubjectIndex = boolean | "end";
-
-/**
- * A question's text with its subject index: `subjects : text` (`true`),
- * `text : subjects` (`"end"`), or the text alone (`false`).
- *
- * Source: this package.
- *
- * @param text The objectives' text.
- * @param subjects The subjects, in the objectives' order.
- * @param place Where the index goes.
- * @returns The question.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { indexedQuestion } from "./questions.ts";
- *
- * assert.equal(indexedQuestion("zorbex was born in which city ?", ["zorbex"], true), "zorbex : zorbex was born in which city ?");
- * assert.equal(indexedQuestion("zorbex was born in which city ?", ["zorbex"], "end"), "zorbex was born in which city ? : zorbex");
- * assert.equal(indexedQuestion("zorbex was born in which city ?", ["zorbex"], false), "zorbex was born in which city ?");
- * ```
- */
-export function indexedQuestion(text: string, subjects: readonly string[], place: SubjectIndex): string {
-  if (place === false) return text;
-  return place === "end" ? `${text} : ${subjects.join(" ")}` : `${subjects.join(" ")} : ${text}`;
-}
-
-/**
- * The inverse of {@linkcode indexedQuestion}: a question's subject index and
- * text, and where the index is; `undefined` when the question neither starts
- * nor ends with the `n` subjects given and a `:`.
- *
- * Source: this package.
- *
- * @param question The question.
- * @param subjects Its subjects, in order.
- * @returns The index's place, and the text without it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { splitIndexedQuestion } from "./questions.ts";
- *
- * assert.deepEqual(splitIndexedQuestion("zorbex : zorbex was born in which city ?", ["zorbex"]), { place: true, text: "zorbex was born in which city ?" });
- * assert.deepEqual(splitIndexedQuestion("zorbex was born in which city ? : zorbex", ["zorbex"]), { place: "end", text: "zorbex was born in which city ?" });
- * assert.equal(splitIndexedQuestion("zorbex was born in which city ?", ["zorbex"]), undefined);
- * ```
- */
-export function splitIndexedQuestion(
-  question: string,
-  subjects: readonly string[],
-): { place: true | "end"; text: string } | undefined {
-  const words = question.split(" ");
-  const n = subjects.length;
-  if (n === 0) return undefined;
-  if (words[n] === ":" && subjects.every((q, i) => words[i] === q)) {
-    return { place: true, text: words.slice(n + 1).join(" ") };
-  }
-  if (words.at(-n - 1) === ":" && subjects.every((q, i) => words.at(i - n) === q)) {
-    return { place: "end", text: words.slice(0, -n - 1).join(" ") };
-  }
-  return undefined;
-}
 
 /** Train questions and one test set per objective count. */
 export interface QaSplits {
@@ -349,11 +208,7 @@ function makeQuestion(
   subjects: Map<EntityType, string[]>,
   k: number,
   rng: Rng,
-  markers?: string[],
-  order?: number[],
-  named = true,
-  distinctAnswers = false,
-  subjectIndex: SubjectIndex = false,
+  distinctAnswers: boolean,
 ): QaItem {
   const types = [...subjects.keys()].filter((t) => subjects.get(t)!.length > 0);
   const chosen = new Set<string>();
@@ -382,9 +237,9 @@ function makeQuestion(
     if (decoy !== undefined) names.add(decoy);
     subQuestions.push(q);
   }
-  subQuestions.forEach((q, i) => q.marker = markers?.[i] ?? objectiveMarker(i));
+  subQuestions.forEach((q, i) => q.marker = objectiveMarker(i));
   return {
-    question: questionText(subQuestions, named, subjectIndex, order),
+    question: questionText(subQuestions),
     subQuestions,
     targets: subQuestions.map((q) => [q.answer]),
   };
@@ -400,24 +255,16 @@ function templatesOf(world: World, type: EntityType): readonly Template[] {
   return TEMPLATES[type].filter((t) => t.path.every((r) => stated.has(r)));
 }
 
-/** A question's text from its objectives: marked or not, then indexed (`numberedQuestion`, `indexedQuestion`). */
-function questionText(
-  subQuestions: readonly SubQuestion[],
-  named: boolean,
-  subjectIndex: SubjectIndex,
-  order?: readonly number[],
-): string {
-  const parts = named
-    ? numberedQuestion(subQuestions, order)
-    : (order ?? subQuestions.map((_, i) => i)).map((i) => subQuestions[i]!.text).join(" ; ");
-  return indexedQuestion(parts, subQuestions.map((q) => q.subject), subjectIndex);
+/** A question's text from its objectives: their texts joined by ` ; ` (MEM1's multi-objective questions). */
+function questionText(subQuestions: readonly SubQuestion[]): string {
+  return subQuestions.map((q) => q.text).join(" ; ");
 }
 
 /**
  * The objectives of a set of questions, in order, one entry per sub-question
  * (a subject asked by several questions is several entries): the pool that
  * joined questions draw from (`loadData`'s `"train"` split, `sft.joinShare`,
- * `rl.joinShare`, the question filler).
+ * `rl.joinShare`).
  *
  * Source: this package.
  *
@@ -444,14 +291,14 @@ export function objectivePool(records: readonly { subQuestions?: readonly SubQue
  * on what it trained on, at the test sizes): distinct subjects, and with
  * `distinctAnswers` every subject and answer of a question once (as
  * {@linkcode buildQaSplits} draws them), written as the data writes its
- * questions (markers by place, the subject index).
+ * questions (their texts joined by ` ; `).
  *
  * Source: this package.
  *
  * @param pool The objectives drawn from (each may be drawn by several questions).
  * @param k Objectives per question.
  * @param count Questions.
- * @param options Seed and the data's question options. @default markers true, subjectIndex false, distinctAnswers false
+ * @param options Seed, and the data's `distinctAnswers`. @default distinctAnswers false
  * @returns The questions.
  *
  * @example
@@ -461,21 +308,21 @@ export function objectivePool(records: readonly { subQuestions?: readonly SubQue
  *
  * const one = (subject: string, answer: string) => ({ text: `${subject} was born in which city ?`, subject, answer, hops: [{ entity: subject, relation: "born" as const, answer }] });
  * const pool = [one("zorbex", "kalmar"), one("vunom", "tesla"), one("kata", "kalmar")];
- * const qs = joinedQuestions(pool, 2, 5, { seed: 1, markers: false, distinctAnswers: true });
+ * const qs = joinedQuestions(pool, 2, 5, { seed: 1, distinctAnswers: true });
  * assert.equal(qs.length, 5);
  * // kata and zorbex share their answer: never in one question
  * assert.ok(qs.every((q) => q.targets.flat().length === 2 && new Set(q.targets.flat()).size === 2));
  * assert.match(qs[0]!.question, /^\w+ was born in which city \? ; \w+ was born in which city \?$/);
  * assert.throws(() => joinedQuestions(pool, 3, 1, { seed: 0, distinctAnswers: true }), /no 3 objectives of the pool have distinct names/);
  * assert.equal(joinedQuestions(pool, 3, 1, { seed: 0 })[0]!.question.split(" ; ").length, 3); // answers may repeat
- * assert.match(joinedQuestions(pool, 1, 1, { seed: 0 })[0]!.question, /^q1 \w+ was born in which city \?$/);
+ * assert.match(joinedQuestions(pool, 1, 1, { seed: 0 })[0]!.question, /^\w+ was born in which city \?$/);
  * ```
  */
 export function joinedQuestions(
   pool: readonly SubQuestion[],
   k: number,
   count: number,
-  options: { seed: number; markers?: boolean; subjectIndex?: SubjectIndex; distinctAnswers?: boolean },
+  options: { seed: number; distinctAnswers?: boolean },
 ): QaItem[] {
   if (pool.length === 0) throw new RangeError(`Cannot join questions: the pool of objectives is empty`);
   const rng = createRng(hashSeed(options.seed, k));
@@ -493,7 +340,7 @@ export function joinedQuestions(
       chosen.push({ ...q, marker: objectiveMarker(chosen.length) });
     }
     return {
-      question: questionText(chosen, options.markers ?? true, options.subjectIndex ?? false),
+      question: questionText(chosen),
       subQuestions: chosen,
       targets: chosen.map((q) => [q.answer]),
     };
@@ -567,9 +414,7 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
     testCount = 32,
     testObjectives = [1, 2, 4, 6, 8],
     testFraction = 0.3,
-    markers = true,
     distinctAnswers = false,
-    subjectIndex = false,
     validCount = 0,
   } = options;
   if (!(testFraction > 0 && testFraction < 1)) {
@@ -621,15 +466,13 @@ export function buildQaSplits(world: World, options: QaSplitOptions = {}): QaSpl
   const drawTrain = (pool: Map<EntityType, string[]>, r: Rng) =>
     Array.from(
       { length: trainCount },
-      (_, i) =>
-        makeQuestion(world, pool, ks[i % ks.length]!, r, undefined, undefined, markers, distinctAnswers, subjectIndex),
+      (_, i) => makeQuestion(world, pool, ks[i % ks.length]!, r, distinctAnswers),
     );
   const drawSets = (pool: Map<EntityType, string[]>, r: Rng, count: number) =>
     new Map(
       testObjectives.map((k) => [
         k,
-        Array.from({ length: count }, () =>
-          makeQuestion(world, pool, k, r, undefined, undefined, markers, distinctAnswers, subjectIndex)),
+        Array.from({ length: count }, () => makeQuestion(world, pool, k, r, distinctAnswers)),
       ]),
     );
   let trainQuestions: QaItem[];

@@ -6,6 +6,7 @@
  * @module
  */
 import { type ExperimentConfig, valueAt } from "../config/experiment.ts";
+import { withoutRetired } from "../config/run_config.ts";
 import { currentCheckpoint, readCheckpointRecord, verifyCheckpoint } from "../model/checkpoint.ts";
 import { DataError, UsageError } from "../errors.ts";
 import { readJsonFile } from "../json_file.ts";
@@ -20,30 +21,11 @@ import { pathExists } from "../path_exists.ts";
 export const SFT_FIELDS = ["seed", "dataDir", "model", "data", "sft", "rl.maxTurnTokens"] as const;
 
 /**
- * Fields the SFT weights depended on that have left the config (docs/design.md#retired), each with the value the code
- * has always used since: a config saved before (the released SFT policy's manifest) that holds that value agrees
- * with today's, which leaves the field out.
- */
-const RETIRED_SFT_VALUES: Readonly<Record<string, unknown>> = {
-  "data.trainMarkers": 0,
-  "data.trainOrder": "marker",
-  "data.subjectIndex": false,
-  "data.validFraction": 0.15,
-  "sft.pretrainBatchSize": 32,
-  "sft.inductionLists": 0,
-  "sft.inductionNoise": 4,
-  "sft.drillKinds": ["extract"],
-  "sft.carryShare": 0,
-  "sft.joinMax": 7,
-  "sft.questionFiller": 0,
-};
-
-/**
  * The first field the SFT weights depend on ({@linkcode SFT_FIELDS}) where a
  * saved config and another differ, as `[path, saved, other]`; undefined when
  * they agree on all of them (the SFT weights of one serve the other). A
  * retired field the saved config holds at the value the code now always uses
- * (`RETIRED_SFT_VALUES`) is no difference.
+ * (`RETIRED_VALUES`, `withoutRetired`) is no difference.
  *
  * Source: this package (`--from` and the released SFT policy).
  *
@@ -62,31 +44,18 @@ const RETIRED_SFT_VALUES: Readonly<Record<string, unknown>> = {
  * assert.deepEqual(sftConfigDifference(a, { ...a, sft: { ...a.sft, lr: 1 } }), ["sft.lr", 0.003, 1]);
  * // a field retired at the value the code kept: the same SFT
  * assert.equal(sftConfigDifference({ ...a, sft: { ...a.sft, drillKinds: ["extract"] } }, a), undefined);
+ * assert.equal(sftConfigDifference({ ...a, data: { ...a.data, markers: false } }, a), undefined);
  * assert.deepEqual(sftConfigDifference({ ...a, sft: { ...a.sft, drillKinds: ["pop"] } }, a)?.[0], "sft.drillKinds");
  * ```
  */
 export function sftConfigDifference(saved: unknown, config: unknown): [string, unknown, unknown] | undefined {
-  const kept = withoutRetired(saved, config);
+  // a retired field at its kept value is left out, unless `config` holds the field too
+  const kept = withoutRetired(saved, (path) => valueAt(config, path) !== undefined);
   for (const field of SFT_FIELDS) {
     const d = firstDifference(valueAt(kept, field), valueAt(config, field), field);
     if (d !== undefined) return d;
   }
   return undefined;
-}
-
-/** `saved` less the retired fields it holds at their kept value where `config` leaves them out. */
-function withoutRetired(saved: unknown, config: unknown): unknown {
-  if (typeof saved !== "object" || saved === null) return saved;
-  const out = structuredClone(saved) as Record<string, Record<string, unknown> | undefined>;
-  for (const [path, value] of Object.entries(RETIRED_SFT_VALUES)) {
-    const [section, field] = path.split(".") as [string, string];
-    const own = out[section];
-    if (
-      typeof own === "object" && own !== null && field in own && valueAt(config, path) === undefined &&
-      JSON.stringify(own[field]) === JSON.stringify(value)
-    ) delete own[field];
-  }
-  return out;
 }
 
 /** The first leaf where two JSON values differ, as `[path, a, b]` (undefined when equal). */

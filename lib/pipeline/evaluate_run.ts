@@ -267,10 +267,10 @@ function unseenWordsMarkdown(unseen: ReadonlyMap<number, readonly string[]>): st
   if (sets.length === 0) return "Every word of the test questions (entity names aside) appears in a training question.";
   return [
     "Words of the test questions that no training question contains (entity names aside): the policy has never",
-    "seen these tokens in a question, a think or a memory (at most as random words in the induction warm-up), so",
-    "what depends on them (the objective's marker in `<think>` and `<mem>`, and that it follows the one before) is",
-    "out of reach at those counts. (`data.markers: false`, the presets' setting, separates the objectives by `;`",
-    "alone, so no marker is unseen: docs/research/many_objectives.md, Wall 1.)",
+    "seen these tokens in a question (at most as random words in the induction warm-up), so what depends on them",
+    "(`;` where every training question has one objective: where one objective ends and the next starts) is out of",
+    "reach at those counts. (Questions numbered their objectives `q1 … ; q2 …` up to commit 3dbb285, and `q5`-`q8`",
+    "were unseen at 6 and 8 objectives: docs/research/many_objectives.md, Wall 1.)",
     "",
     ...sets.map(([k, words]) => `- ${k} objectives: ${words.map((w) => `\`${w}\``).join(", ")}`),
   ].join("\n");

@@ -22,6 +22,7 @@
 import { buildData, DATA_VERSION, type DataSplit, loadData, type LoadedData } from "../data/build.ts";
 import { readJsonFile } from "../json_file.ts";
 import type { Algorithm, ExperimentConfig } from "../config/experiment.ts";
+import { withoutRetired } from "../config/run_config.ts";
 import type { EvalRow } from "../eval/evaluate.ts";
 import type { Model } from "../model/params.ts";
 import type { MetricsRow } from "../train/metrics.ts";
@@ -71,7 +72,9 @@ export interface PipelineResult {
 
 /**
  * The run's data: `config.dataDir` when this generator (`DATA_VERSION`) wrote
- * it from exactly this seed and data config, else built anew there. A
+ * it from exactly this seed and data config (a field retired since, at the
+ * value the generator kept, is no difference: `withoutRetired`), else built
+ * anew there. A
  * `manifest.json` that is not JSON is refused with a {@linkcode DataError}
  * naming it (nothing is built over it).
  *
@@ -97,6 +100,16 @@ export interface PipelineResult {
  * const other = await ensureData({ ...config, data: { ...config.data, trainCount: 7 } }); // rebuilt
  * assert.equal(other.train.length, 7);
  * assert.ok(await written() > first);
+ * // a manifest written while data.markers was an option, at the value the generator kept: reused; at another, rebuilt
+ * const path = `${config.dataDir}/manifest.json`;
+ * const manifest = JSON.parse(await Deno.readTextFile(path));
+ * for (const markers of [false, true]) {
+ *   await Deno.writeTextFile(path, JSON.stringify({ ...manifest, options: { ...manifest.options, markers } }));
+ *   const before = await written();
+ *   await new Promise((r) => setTimeout(r, 20));
+ *   await ensureData({ ...config, data: { ...config.data, trainCount: 7 } });
+ *   assert.equal(await written() > before, markers);
+ * }
  * ```
  */
 export async function ensureData(
@@ -111,7 +124,9 @@ export async function ensureData(
     optional: true,
     hint: "delete it, and the data is built again from the run's seed and data config",
   }) as { version?: unknown; options?: unknown } | null | undefined;
-  if (m?.version === DATA_VERSION && JSON.stringify(m.options) === wanted) {
+  // options retired since the data was written, at the value the generator kept (`markers: false`), are no difference
+  const written = withoutRetired({ data: m?.options }).data;
+  if (m?.version === DATA_VERSION && JSON.stringify(written) === wanted) {
     return await loadData(config.dataDir, options);
   }
   await buildData(config.dataDir, config.seed, { ...config.data });

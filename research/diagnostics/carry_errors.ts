@@ -52,8 +52,8 @@ export type CarryOutcome = typeof CARRY_OUTCOMES[number];
  * import assert from "node:assert/strict";
  * import { carryOutcome } from "./carry_errors.ts";
  *
- * const previous = { open: [["vunom", "founder", "olvan"]], answers: ["kalmar", "tesla", "brubrar"] };
- * const context = ["<mem>", "kalmar", "tesla", "brubrar", "|", "vunom", "founder", "olvan", "</mem>", "x", "<mem>", "kalmar"];
+ * const previous = { open: [["olvan", "born"]], answers: ["kalmar", "tesla", "brubrar"] };
+ * const context = ["<mem>", "olvan", "born", "|", "kalmar", "tesla", "brubrar", "</mem>", "x", "<mem>", "|", "kalmar"];
  * assert.equal(carryOutcome("tesla", "tesla", previous, context), "right");
  * assert.equal(carryOutcome("|", "tesla", previous, context), "list ended (|)");
  * assert.equal(carryOutcome("brubrar", "tesla", previous, context), "answer later in the list");
@@ -113,7 +113,6 @@ export interface CarryRecord {
  * @param model The policy.
  * @param tokenizer The tokenizer.
  * @param sequences Teacher turns (state memory format).
- * @param options The memory's layout ({@linkcode stepPositions}). @default list memory
  * @returns One record per position, in sequence order.
  *
  * @example An appended answer after a list of two
@@ -126,11 +125,11 @@ export interface CarryRecord {
  *
  * const tok = buildTokenizer(["a b c x born |"]);
  * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
- * const context = "<mem> a b | x born c </mem> <information> c born x . </information> <mem>";
- * const ids = encode(tok, `${context} a b c | </mem>`).ids;
+ * const context = "<mem> x born | a b </mem> <information> x born c . </information> <mem>";
+ * const ids = encode(tok, `${context} | a b c </mem>`).ids;
  * const n = encode(tok, context).ids.length;
  * const seq = { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) };
- * const records = await carryRecords(model, tok, [seq], { chain: true });
+ * const records = await carryRecords(model, tok, [seq]);
  * assert.deepEqual(records.map((r) => [r.step, r.listLength]), [["answers carried", 2], ["answers carried", 2], ["answer appended", 2]]);
  * // ruling out `|` changes nothing where the policy did not write it
  * for (const r of records) if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
@@ -141,13 +140,12 @@ export async function carryRecords(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
-  options: { stack?: boolean; chain?: boolean } = {},
 ): Promise<CarryRecord[]> {
   const isCarry = (step: string): step is CarryStep => step === "answers carried" || step === "answer appended";
   const items = sequences
     .map((s) => ({
       s,
-      at: stepPositions(tokenizer, s, options).filter((p): p is [number, CarryStep] => isCarry(p[1])),
+      at: stepPositions(tokenizer, s).filter((p): p is [number, CarryStep] => isCarry(p[1])),
     }))
     .filter((x) => x.at.length > 0);
   // what it writes, and what it writes once `|` is ruled out: one pass
@@ -165,7 +163,7 @@ export async function carryRecords(
       // the previous memory: the last one closed before this turn's memory
       const close = words.lastIndexOf("</mem>", i);
       const open = words.lastIndexOf("<mem>", close);
-      const previous = parseStateMemory(words.slice(open + 1, close), options);
+      const previous = parseStateMemory(words.slice(open + 1, close));
       const got = tokenizer.tokens[predicted![n]![i]!] ?? "";
       out.push({
         step,
@@ -187,7 +185,7 @@ export async function carryRecords(
  * @param model The policy.
  * @param tokenizer The tokenizer.
  * @param sequences Teacher turns (state memory format).
- * @param options The memory's layout ({@linkcode stepPositions}), and the step. @default list memory, "answers carried"
+ * @param options The step counted. @default { step: "answers carried" }
  * @returns Positions per outcome, every outcome present (0 where none).
  *
  * @example A random tiny model rarely copies: every carried answer is counted once
@@ -200,10 +198,10 @@ export async function carryRecords(
  *
  * const tok = buildTokenizer(["a b c x born |"]);
  * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
- * const context = "<mem> a b | x born </mem> <information> x born c . </information> <mem>";
- * const ids = encode(tok, `${context} a b c | </mem>`).ids;
+ * const context = "<mem> x born | a b </mem> <information> x born c . </information> <mem>";
+ * const ids = encode(tok, `${context} | a b c </mem>`).ids;
  * const n = encode(tok, context).ids.length;
- * const counts = await carryErrors(model, tok, [{ tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }], { chain: true });
+ * const counts = await carryErrors(model, tok, [{ tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }]);
  * assert.equal(Object.values(counts).reduce((a, b) => a + b, 0), 2); // a and b are carried; c is appended
  * model.dispose();
  * ```
@@ -212,10 +210,10 @@ export async function carryErrors(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
-  options: { stack?: boolean; chain?: boolean; step?: CarryStep } = {},
+  options: { step?: CarryStep } = {},
 ): Promise<Record<CarryOutcome, number>> {
   const step = options.step ?? "answers carried";
   const counts = Object.fromEntries(CARRY_OUTCOMES.map((o) => [o, 0])) as Record<CarryOutcome, number>;
-  for (const r of await carryRecords(model, tokenizer, sequences, options)) if (r.step === step) counts[r.outcome] += 1;
+  for (const r of await carryRecords(model, tokenizer, sequences)) if (r.step === step) counts[r.outcome] += 1;
   return counts;
 }

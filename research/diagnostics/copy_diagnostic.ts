@@ -14,12 +14,11 @@ import type { QaRecord } from "../../lib/data/dataset.ts";
 import type { LmSequence } from "../../lib/train/collate.ts";
 import { type Hits, probeHits, teacherForcedHits } from "./teacher_forced.ts";
 import { STEP_KINDS, type StepAccuracy, stepCells, stepPositions } from "./step_diagnostic.ts";
-import { isStateMemory, type MemoryFormat, stateLayout } from "../../lib/env/teacher.ts";
+import type { MemoryFormat } from "../../lib/env/teacher.ts";
 import { teacherDemonstrations } from "../../lib/train/demos.ts";
 import type { Episode } from "../../lib/env/rollout.ts";
 import { PATH_COLUMNS, pathCells, type TeacherPath, teacherPath } from "./teacher_path.ts";
 import type { AgentSpec } from "../../lib/eval/evaluate.ts";
-import { DEFAULT_TEACHER_MEMORY } from "../../lib/config/experiment.ts";
 import { markdownTable } from "../../lib/viz/table.ts";
 
 /** Accuracy of one (tag, kind) cell. */
@@ -140,237 +139,15 @@ function copyCells(hits: ReadonlyMap<string, Hits>): CopyAccuracy[] {
   );
 }
 
-/**
- * The positions where a turn's `<think>` names an objective's subject taken
- * from the question: a learned token that follows an objective marker
- * (`q1`, `q2`, …) inside `<think>` and occurs in the prompt (before the first
- * `<|assistant|>`). The second hop's subject (read from a document, kept in
- * memory) is not in the question and is left out.
- *
- * Source: this package (a probe of how the policy finds "the word after qk").
- *
- * @param tokenizer The tokenizer.
- * @param sequence A teacher turn sequence.
- * @returns `[position, marker]` pairs.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
- * import { lookupPositions } from "./copy_diagnostic.ts";
- *
- * const tok = buildTokenizer(["q1 q2 zorbex kalo mirel born none"]);
- * const ids = encode(tok, "<|user|> q1 zorbex born ; q2 kalo born <|end|> <|assistant|> <mem> none </mem> <think> q2 kalo born </think> <think> q1 mirel born </think>").ids;
- * assert.deepEqual(lookupPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i > 11 ? 1 : 0)) }), [[15, "q2"]]);
- * ```
- */
-export function lookupPositions(tokenizer: Tokenizer, sequence: LmSequence): [number, string][] {
-  const { tokens, lossMask } = sequence;
-  const end = tokens.indexOf(tokenizer.special("<|assistant|>"));
-  const prompt = new Set(tokens.slice(0, end < 0 ? 0 : end));
-  const think = tokenizer.special("<think>");
-  const out: [number, string][] = [];
-  let inThink = false;
-  for (let i = 1; i < tokens.length; i++) {
-    const previous = tokenizer.tokens[tokens[i - 1]!] ?? "";
-    if (tokens[i - 1] === think) inThink = true;
-    else if (previous.startsWith("<")) inThink = false;
-    if (inThink && lossMask[i] === 1 && /^q\d+$/.test(previous) && prompt.has(tokens[i]!)) out.push([i, previous]);
-  }
-  return out;
-}
-
-/** Teacher-forced accuracy of one objective marker's subject lookups. */
-export interface LookupAccuracy {
-  /** The marker (`q1`, `q2`, …). */
-  marker: string;
-  /** Lookups predicted right (greedy, teacher-forced). */
-  correct: number;
-  /** Lookups scored. */
-  total: number;
-}
-
-/**
- * Teacher-forced greedy accuracy of the subject the policy names after each
- * objective marker in its `<think>` ({@linkcode lookupPositions}): does it find
- * "the word after qk" in the question? Scoring the same turns with the
- * question's parts in another order ({@linkcode reverseObjectives}) tells a
- * lookup by marker (unchanged) from one by place (falls).
- *
- * ```text
- * acc(qk) = #{ lookups after qk : argmax p(· | x_<i) = x_i } / #{ lookups after qk }
- * ```
- *
- * Source: this package; see {@linkcode copyAccuracy}.
- *
- * @param model The policy.
- * @param tokenizer The tokenizer.
- * @param sequences Teacher turn sequences.
- * @returns One entry per marker seen, by marker number.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
- * import { createModel } from "../../lib/model/params.ts";
- * import { modelPreset } from "../../lib/model/config.ts";
- * import { lookupAccuracy } from "./copy_diagnostic.ts";
- *
- * const tok = buildTokenizer(["q1 zorbex born"]);
- * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
- * const ids = encode(tok, "<|user|> q1 zorbex born <|assistant|> <think> q1 zorbex born </think>").ids;
- * const [cell] = await lookupAccuracy(model, tok, [{ tokens: ids, lossMask: ids.map((_, i) => (i > 5 ? 1 : 0)) }]);
- * assert.deepEqual({ ...cell, correct: 0 }, { marker: "q1", correct: 0, total: 1 });
- * model.dispose();
- * ```
- */
-export async function lookupAccuracy(
-  model: Model,
-  tokenizer: Tokenizer,
-  sequences: readonly LmSequence[],
-): Promise<LookupAccuracy[]> {
-  const hits = await teacherForcedHits(
-    model,
-    tokenizer,
-    sequences.map((s) => ({ s, keys: lookupPositions(tokenizer, s) })),
-  );
-  return [...hits.entries()].map(([marker, h]) => ({ marker, ...h }))
-    .sort((a, b) => Number(a.marker.slice(1)) - Number(b.marker.slice(1)));
-}
-
-/**
- * A question with its marked parts in reverse order (`q1 a ; q2 b` →
- * `q2 b ; q1 a`): the same objectives, answered in marker order, each subject
- * at another place.
- *
- * Source: this package (see {@linkcode lookupAccuracy}).
- *
- * @param question A question of parts joined by " ; ".
- * @returns The reversed question.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { reverseObjectives } from "./copy_diagnostic.ts";
- *
- * assert.equal(reverseObjectives("q1 who founded x ? ; q2 where is y ?"), "q2 where is y ? ; q1 who founded x ?");
- * ```
- */
-export function reverseObjectives(question: string): string {
-  return question.split(" ; ").reverse().join(" ; ");
-}
-
-/**
- * The entity names a turn writes into `<mem>`, each labelled by its slot (from
- * one objective's marker to the next `,` or `</mem>`): `"carried"` when the
- * slot's tokens occur word for word earlier in the sequence (kept from the
- * previous memory), `"new"` otherwise (written from the latest document).
- *
- * Source: this package (a probe of memory maintenance: does the policy keep the earlier slots?).
- *
- * @param tokenizer The tokenizer.
- * @param names Entity names.
- * @param sequence A teacher turn sequence.
- * @returns `[position, "carried" | "new"]` for each learned name token in a `<mem>` slot.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
- * import { memorySlotPositions } from "./copy_diagnostic.ts";
- *
- * const tok = buildTokenizer(["q1 q2 = , zorbex kalo mirel born"]);
- * const ids = encode(tok, "<mem> q1 = zorbex born kalo </mem> <mem> q1 = zorbex born kalo , q2 = mirel born zorbex </mem>").ids;
- * const labels = memorySlotPositions(tok, new Set(["zorbex", "kalo", "mirel"]), { tokens: ids, lossMask: ids.map((_, i) => (i > 6 ? 1 : 0)) });
- * assert.deepEqual(labels, [[10, "carried"], [12, "carried"], [16, "new"], [18, "new"]]);
- * ```
- */
-export function memorySlotPositions(
-  tokenizer: Tokenizer,
-  names: ReadonlySet<string>,
-  sequence: LmSequence,
-): [number, "carried" | "new"][] {
-  const { tokens, lossMask } = sequence;
-  const open = tokenizer.special("<mem>");
-  const close = tokenizer.special("</mem>");
-  const comma = tokenizer.tokens.indexOf(",");
-  const occursBefore = (a: number, b: number) => {
-    const run = tokens.slice(a, b);
-    for (let j = 0; j + run.length <= a; j++) if (run.every((t, k) => tokens[j + k] === t)) return true;
-    return false;
-  };
-  const out: [number, "carried" | "new"][] = [];
-  for (let i = 0; i + 1 < tokens.length; i++) {
-    if (tokens[i] !== open || lossMask[i + 1] !== 1) continue; // a memory the turn writes
-    let a = i + 1;
-    for (let b = a; b < tokens.length; b++) {
-      if (tokens[b] !== comma && tokens[b] !== close) continue;
-      const label = occursBefore(a, b) ? "carried" : "new";
-      for (let j = a; j < b; j++) {
-        if (lossMask[j] === 1 && names.has(tokenizer.tokens[tokens[j]!] ?? "")) out.push([j, label]);
-      }
-      a = b + 1;
-      if (tokens[b] === close) break;
-    }
-  }
-  return out;
-}
-
-/**
- * Teacher-forced greedy accuracy of the names a turn writes into `<mem>`,
- * split by whether their slot is carried from the previous memory or new
- * ({@linkcode memorySlotPositions}).
- *
- * Source: this package; see {@linkcode copyAccuracy}.
- *
- * @param model The policy.
- * @param tokenizer The tokenizer.
- * @param names Entity names.
- * @param sequences Teacher turn sequences.
- * @returns Hits and totals for carried and new slots.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
- * import { createModel } from "../../lib/model/params.ts";
- * import { modelPreset } from "../../lib/model/config.ts";
- * import { memorySlotAccuracy } from "./copy_diagnostic.ts";
- *
- * const tok = buildTokenizer(["q1 = zorbex born kalo"]);
- * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
- * const ids = encode(tok, "<mem> q1 = zorbex born kalo </mem> <mem> q1 = zorbex born kalo </mem>").ids;
- * const acc = await memorySlotAccuracy(model, tok, new Set(["zorbex", "kalo"]), [{ tokens: ids, lossMask: ids.map((_, i) => (i > 6 ? 1 : 0)) }]);
- * assert.deepEqual([acc.carried.total, acc.new.total], [2, 0]);
- * model.dispose();
- * ```
- */
-export async function memorySlotAccuracy(
-  model: Model,
-  tokenizer: Tokenizer,
-  names: ReadonlySet<string>,
-  sequences: readonly LmSequence[],
-): Promise<Record<"carried" | "new", { correct: number; total: number }>> {
-  const hits = await teacherForcedHits(
-    model,
-    tokenizer,
-    sequences.map((s) => ({ s, keys: memorySlotPositions(tokenizer, names, s) })),
-  );
-  return {
-    carried: hits.get("carried") ?? { correct: 0, total: 0 },
-    new: hits.get("new") ?? { correct: 0, total: 0 },
-  };
-}
-
 /** The diagnostic of one test set: per agent, on the teacher's turns. */
 export interface CopyDiagnostic {
   /** Objectives of the test set probed. */
   objectives: number;
   /** Agent name → cells. */
   agents: Record<string, CopyAccuracy[]>;
-  /** Agent name → accuracy per step of the state memory's operation (state-memory teachers only). */
+  /** Agent name → accuracy per step of the state memory's operation. */
   steps?: Record<string, StepAccuracy[]>;
-  /** Agent name → where its greedy turns leave the teacher's path (state-memory teachers only). */
+  /** Agent name → where its greedy turns leave the teacher's path. */
   paths?: Record<string, TeacherPath>;
 }
 
@@ -379,8 +156,7 @@ export interface CopyDiagnostic {
  * under the memory context policy, on the given questions (searching the
  * main world's corpus), as per-turn sequences.
  *
- * Source: this package (the probes of {@linkcode copyAccuracy}, {@linkcode lookupAccuracy},
- * {@linkcode memorySlotAccuracy}).
+ * Source: this package (the probes of {@linkcode copyAccuracy}, `stepAccuracy`, `carryErrors`, `teacherPath`).
  *
  * @param data Loaded data (tokenizer, search).
  * @param records The questions.
@@ -471,7 +247,7 @@ export interface CopyDiagnosticOptions {
   maxTurnTokens: number;
   /** Seed of the teacher (it drops nothing here; the seed only names the run). */
   seed: number;
-  /** The teacher's memory format (the run's `sft.teacherMemory`); a state memory adds the per-step accuracies. @default DEFAULT_TEACHER_MEMORY */
+  /** The teacher's memory format (the run's `sft.teacherMemory`). @default DEFAULT_TEACHER_MEMORY */
   memory?: MemoryFormat;
 }
 
@@ -532,25 +308,19 @@ export async function copyDiagnostics(
         );
       }
       const { episodes, sequences } = turns.get(maxPositions)!;
-      // one teacher-forced pass scores both probes: the (tag, kind) cells and, for a state memory, its steps (the
-      // whole turns, teacherPath, take a second pass over the same turns)
-      const format = options.memory ?? DEFAULT_TEACHER_MEMORY;
-      const state = isStateMemory(format);
-      const { stack, chain } = stateLayout(format);
+      // one teacher-forced pass scores both probes: the (tag, kind) cells and the memory's steps (the whole turns,
+      // teacherPath, take a second pass over the same turns)
       const hits = await probeHits(model, data.tokenizer, sequences, {
         copy: (s) => copyKeys(data.tokenizer, names, s),
-        steps: (s) => (state ? stepPositions(data.tokenizer, s, { stack, chain }) : []),
+        steps: (s) => stepPositions(data.tokenizer, s),
       });
       diagnostic.agents[name] = copyCells(hits.copy);
-      if (state) {
-        diagnostic.steps ??= {};
-        diagnostic.steps[name] = stepCells(hits.steps);
-        diagnostic.paths ??= {};
-        diagnostic.paths[name] = await teacherPath(model, data.tokenizer, episodes, {
-          maxTurnTokens: options.maxTurnTokens,
-          layout: { stack, chain },
-        });
-      }
+      diagnostic.steps ??= {};
+      diagnostic.steps[name] = stepCells(hits.steps);
+      diagnostic.paths ??= {};
+      diagnostic.paths[name] = await teacherPath(model, data.tokenizer, episodes, {
+        maxTurnTokens: options.maxTurnTokens,
+      });
     }
     out.push(diagnostic);
   }

@@ -10,7 +10,6 @@
  */
 import type { Tokenizer } from "../../lib/text/tokenizer.ts";
 import { parseStateMemory, type StateMemory } from "../../lib/env/teacher.ts";
-import { RELATION_WORDS } from "../../lib/env/world.ts";
 import type { Model } from "../../lib/model/params.ts";
 import type { LmSequence } from "../../lib/train/collate.ts";
 import { type Hits, teacherForcedHits } from "./teacher_forced.ts";
@@ -20,8 +19,6 @@ export const STEP_KINDS = [
   "open from question",
   "open carried",
   "open next hop",
-  "chain query",
-  "fact read",
   "answers carried",
   "answer appended",
   "separators",
@@ -53,8 +50,6 @@ export interface StepAccuracy {
  *
  * @param tokenizer The tokenizer.
  * @param sequence A teacher turn sequence (context, then the turn with loss mask 1).
- * @param options `stack`: the memory is `"state-stack"`'s (answers first, the head last); `chain`: it is
- *   `"state-chain"`'s (the answers, then the facts read for the objective in progress). @default false
  * @returns `[position, step]` pairs.
  *
  * @example
@@ -63,23 +58,18 @@ export interface StepAccuracy {
  * import { buildTokenizer, encode } from "../../lib/text/tokenizer.ts";
  * import { stepPositions } from "./step_diagnostic.ts";
  *
- * const tok = buildTokenizer(["a b c born founder x |"]);
- * const context = "<mem> a b | </mem> <information> a born x . </information> <mem>";
- * const turn = "b | x </mem> <think> b founder </think> <search> b founder </search>";
+ * const tok = buildTokenizer(["a b c born founder x ; |"]);
+ * const context = "<mem> a born ; b founder | </mem> <information> a born x . </information> <mem>";
+ * const turn = "b founder | x </mem> <think> b founder </think> <search> b founder </search>";
  * const ids = encode(tok, `${context} ${turn}`).ids;
  * const n = encode(tok, context).ids.length;
  * const labels = stepPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) });
  * assert.deepEqual(labels.map(([, s]) => s), [
- *   "open carried", "separators", "answer appended", "think", "think", "search", "search",
+ *   "open carried", "open carried", "separators", "answer appended", "think", "think", "search", "search",
  * ]);
  * ```
  */
-export function stepPositions(
-  tokenizer: Tokenizer,
-  sequence: LmSequence,
-  options: { stack?: boolean; chain?: boolean } = {},
-): [number, StepKind][] {
-  const layout = { stack: options.stack ?? false, chain: options.chain ?? false };
+export function stepPositions(tokenizer: Tokenizer, sequence: LmSequence): [number, StepKind][] {
   const words = sequence.tokens.map((id) => tokenizer.tokens[id] ?? "");
   const out: [number, StepKind][] = [];
   // one learned span per turn (a full-history sequence packs several)
@@ -87,31 +77,23 @@ export function stepPositions(
     if (sequence.lossMask[first] !== 1 || (first > 0 && sequence.lossMask[first - 1] === 1)) continue;
     let last = first;
     while (last + 1 < words.length && sequence.lossMask[last + 1] === 1) last++;
-    labelTurn(words, first, last + 1, layout, out);
+    labelTurn(words, first, last + 1, out);
   }
   return out;
 }
 
 /** Labels one turn's learned tokens `[first, end)`; the previous memory is the last one closed before `first`. */
-function labelTurn(
-  words: readonly string[],
-  first: number,
-  end: number,
-  layout: { stack: boolean; chain: boolean },
-  out: [number, StepKind][],
-): void {
-  const { stack, chain } = layout;
+function labelTurn(words: readonly string[], first: number, end: number, out: [number, StepKind][]): void {
   let previous: StateMemory | undefined;
   const close = words.lastIndexOf("</mem>", first - 1);
   if (close >= 0) {
     const open = words.lastIndexOf("<mem>", close);
-    if (open >= 0) previous = parseStateMemory(words.slice(open + 1, close), layout);
+    if (open >= 0) previous = parseStateMemory(words.slice(open + 1, close));
   }
   const closeMem = words.indexOf("</mem>", first);
   const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
-  const current = parseStateMemory(words.slice(first, memEnd), layout);
-  if (chain) labelChainMemory(words, first, memEnd, previous, current, out);
-  else labelListMemory(words, first, memEnd, stack, previous, current, out);
+  const current = parseStateMemory(words.slice(first, memEnd));
+  labelMemory(words, first, memEnd, previous, current, out);
   // think, search, final answer: their contents
   let tag: string | undefined;
   for (let i = memEnd + 1; i < end; i++) {
@@ -126,15 +108,8 @@ function labelTurn(
   }
 }
 
-/**
- * The chain memory's words (`"state-chain"`): the answers carried, the one
- * moved from a complete previous chain ("answer appended"), then the chain:
- * when the previous one ended with a relation, its words ("open carried")
- * and the value the document gave ("fact read"); else the last think's
- * words ("chain query": the entity and relation searched, and the relation
- * still to follow) around the value read after the first two.
- */
-function labelChainMemory(
+/** The memory's words: the open items, then the answers (`"state-relations"`, with or without `;`). */
+function labelMemory(
   words: readonly string[],
   first: number,
   memEnd: number,
@@ -142,44 +117,10 @@ function labelChainMemory(
   current: StateMemory,
   out: [number, StepKind][],
 ): void {
-  let i = first;
-  const separators = () => {
-    while (i < memEnd && (words[i] === ";" || words[i] === "|")) out.push([i++, "separators"]);
-  };
-  const carried = previous?.answers.length ?? 0;
-  current.answers.forEach((_, j) => {
-    separators();
-    out.push([i++, j < carried ? "answers carried" : "answer appended"]);
-  });
-  separators();
-  const chain = current.open[0] ?? [];
-  const before = previous?.open[0];
-  const goesOn = before !== undefined && RELATION_WORDS.has(before.at(-1)!);
-  chain.forEach((_, j) => {
-    separators();
-    const step: StepKind = goesOn
-      ? (j < before.length ? "open carried" : "fact read")
-      : (j === 2 ? "fact read" : "chain query");
-    out.push([i++, step]);
-  });
-  separators();
-}
-
-/** The list memories' words (`"state"`, `"state-relations"`, `"state-stack"`). */
-function labelListMemory(
-  words: readonly string[],
-  first: number,
-  memEnd: number,
-  stack: boolean,
-  previous: StateMemory | undefined,
-  current: StateMemory,
-  out: [number, StepKind][],
-): void {
-  // the head (first open item, last on the stack) was rewritten (a first hop read) when the open list kept its
-  // length; a pop shortens it and writes the head's answer (last, first on the stack)
+  // the head (the first open item) was rewritten (a first hop read) when the open list kept its length; a pop
+  // shortens it and appends the head's answer
   const rewritten = previous !== undefined && previous.open.length > 0 &&
     current.open.length === previous.open.length;
-  const head = stack ? current.open.length - 1 : 0;
   const fresh = current.answers.length - (previous?.answers.length ?? 0);
   // walk the memory's words in parseStateMemory's reading: `;` and `|` are separators
   let i = first;
@@ -190,7 +131,7 @@ function labelListMemory(
     current.open.forEach((item, j) => {
       const step: StepKind = previous === undefined
         ? "open from question"
-        : j === head && rewritten
+        : j === 0 && rewritten
         ? "open next hop"
         : "open carried";
       for (let n = 0; n < item.length; n++, i++) {
@@ -200,18 +141,12 @@ function labelListMemory(
     });
   const answers = () =>
     current.answers.forEach((_, j) => {
-      const appended = previous === undefined ||
-        (stack ? j < fresh : j >= current.answers.length - fresh);
+      const appended = previous === undefined || j >= current.answers.length - fresh;
       separators();
       out.push([i++, appended ? "answer appended" : "answers carried"]);
     });
-  if (stack) {
-    answers();
-    openItems();
-  } else {
-    openItems();
-    answers();
-  }
+  openItems();
+  answers();
   separators();
 }
 
@@ -227,7 +162,6 @@ function labelListMemory(
  * @param model The policy.
  * @param tokenizer The tokenizer.
  * @param sequences Teacher turns (state memory format).
- * @param options `stack` or `chain`: the memory's layout ({@linkcode stepPositions}). @default false
  * @returns One entry per step present, in {@linkcode STEP_KINDS} order.
  *
  * @example
@@ -250,12 +184,11 @@ export async function stepAccuracy(
   model: Model,
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
-  options: { stack?: boolean; chain?: boolean } = {},
 ): Promise<StepAccuracy[]> {
   const hits = await teacherForcedHits(
     model,
     tokenizer,
-    sequences.map((s) => ({ s, keys: stepPositions(tokenizer, s, options) })),
+    sequences.map((s) => ({ s, keys: stepPositions(tokenizer, s) })),
   );
   return stepCells(hits);
 }

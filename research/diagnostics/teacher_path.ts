@@ -20,9 +20,7 @@ import { turnStopIds } from "../../lib/env/rollout.ts";
 import { teacherForcedArgmax } from "./teacher_forced.ts";
 import { RELATION_WORDS } from "../../lib/env/world.ts";
 
-import type { StateLayout } from "../../lib/env/teacher.ts";
-
-/** The parts of a state memory's turn, in the order the default layout writes them. */
+/** The parts of a state memory's turn, in the order the teacher writes them. */
 export const TURN_PARTS = ["open", "answers", "action"] as const;
 
 /** One part of a turn: the memory's open objectives, its answers, or the think and action after `</mem>`. */
@@ -69,18 +67,16 @@ export interface TeacherPath {
 }
 
 /**
- * The part of a turn that holds its token `i`: the memory's side before
- * `|`, its side after `|` (which of them holds the open objectives is the
- * layout's: the answers come first in `stack` and `chain`), or the think and
- * action once `</mem>` is written. A `|` or `</mem>` in the wrong place
- * belongs to the side it ends (a list one item too short or too long).
+ * The part of a turn that holds its token `i`: the memory's open
+ * objectives (before `|`), its answers (after `|`), or the think and action
+ * once `</mem>` is written. A `|` or `</mem>` in the wrong place belongs to
+ * the side it ends (a list one item too short or too long).
  *
  * Source: this package (the state memory's layout, `stateTeacherTurn`).
  *
  * @param tokenizer The tokenizer.
  * @param turn The teacher's turn (tokens after the forced `<mem>`).
  * @param i A token index in it (the turn's length: the token after its last).
- * @param layout The state memory's layout (`stack`, `chain`: the answers before `|`).
  * @returns The part.
  *
  * @example
@@ -91,30 +87,21 @@ export interface TeacherPath {
  *
  * const tok = buildTokenizer(["zorbex born vunom kalmar |"]);
  * const turn = encode(tok, "zorbex born | kalmar </mem> <think> zorbex born </think>").ids;
- * assert.deepEqual([0, 2, 3, 4, 5].map((i) => partAt(tok, turn, i, {})), ["open", "open", "answers", "answers", "action"]);
- * assert.equal(partAt(tok, turn, 0, { stack: true }), "answers");
+ * assert.deepEqual([0, 2, 3, 4, 5].map((i) => partAt(tok, turn, i)), ["open", "open", "answers", "answers", "action"]);
  * ```
  */
-export function partAt(
-  tokenizer: Tokenizer,
-  turn: readonly number[],
-  i: number,
-  layout: Partial<StateLayout>,
-): TurnPart {
+export function partAt(tokenizer: Tokenizer, turn: readonly number[], i: number): TurnPart {
   const bar = tokenizer.tokens.indexOf("|");
   const close = tokenizer.special("</mem>");
   const before = turn.slice(0, i);
   if (before.includes(close)) return "action";
-  const answersFirst = (layout.stack ?? false) || (layout.chain ?? false);
-  return before.includes(bar) === answersFirst ? "open" : "answers";
+  return before.includes(bar) ? "answers" : "open";
 }
 
 /** Options of {@linkcode teacherPath}. */
 export interface TeacherPathOptions {
   /** Tokens per turn at most (the evaluation's). */
   maxTurnTokens: number;
-  /** The state memory's layout. @default the default layout (open objectives first) */
-  layout?: Partial<StateLayout>;
 }
 
 /**
@@ -143,7 +130,7 @@ export interface TeacherPathOptions {
  * @param policy The policy: a model (greedy), or an agent policy (deterministic, to read the path of a scripted one).
  * @param tokenizer The tokenizer.
  * @param episodes The scripted teacher's episodes (memory context).
- * @param options The turn budget and the layout.
+ * @param options The turn budget.
  * @returns The path.
  *
  * @example A model that has learned nothing leaves the path at its first turn; the teacher never does
@@ -175,7 +162,7 @@ export async function teacherPath(
   episodes: readonly Episode[],
   options: TeacherPathOptions,
 ): Promise<TeacherPath> {
-  const { maxTurnTokens, layout = {} } = options;
+  const { maxTurnTokens } = options;
   const turns = episodes.flatMap((e, episode) => e.turns.map((turn, t) => ({ e, episode, t, turn })));
   const written = "nextTurns" in policy
     ? (await policy.nextTurns(
@@ -201,7 +188,7 @@ export async function teacherPath(
       return;
     }
     if (!firstOff.has(episode)) { // an episode's turns come in order: this is its first inexact one
-      const part = partAt(tokenizer, want, i, layout);
+      const part = partAt(tokenizer, want, i);
       firstOff.set(episode, {
         episode,
         turn: t,

@@ -177,6 +177,7 @@ Deno.test("resolveConfig(): the retired presets and fields are refused as unknow
     ["data.trainMarkers", { data: { trainMarkers: 4 } }],
     ["data.trainOrder", { data: { trainOrder: "shuffled" } }],
     ["data.subjectIndex", { data: { subjectIndex: true } }],
+    ["data.markers", { data: { markers: false } }],
     ["data.validFraction", { data: { validFraction: 0.2 } }],
     ["sft.pretrainBatchSize", { sft: { pretrainBatchSize: 16 } }],
     ["sft.inductionLists", { sft: { inductionLists: 0.5 } }],
@@ -270,13 +271,8 @@ Deno.test("resolveConfig(): sft.pretrainHorizon is at least the warm-up's steps"
 
 Deno.test("the config's unset texts say what the consumers do when a field is left out", () => {
   const unset = new Map(configFields().map((f) => [f.path, f.unset]));
-  // data.markers: buildQaSplits' questions are the same with markers left out and with markers true
-  assert.equal(unset.get("data.markers"), "true");
   const world = generateWorld(3, { distractors: 0 });
   const options = { trainCount: 6, testCount: 2, testObjectives: [1, 3], trainObjectives: 2, seed: 4 };
-  const marked = buildQaSplits(world, { ...options, markers: true });
-  assert.deepEqual(buildQaSplits(world, options), marked);
-  assert.notDeepEqual(buildQaSplits(world, { ...options, markers: false }).train, marked.train);
   // sft.teacherMemory: the state memory with relations, which createTeacher writes when told nothing
   assert.equal(unset.get("sft.teacherMemory"), DEFAULT_TEACHER_MEMORY);
   const { teacherMemory: _, ...sft } = PRESETS.quick.sft;

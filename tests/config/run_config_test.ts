@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { asSaved, readRunConfig } from "../../lib/config/run_config.ts";
+import { asSaved, readRunConfig, RETIRED_VALUES, withoutRetired } from "../../lib/config/run_config.ts";
 import { PRESETS, resolveConfig, validateConfig } from "../../lib/config/experiment.ts";
 import { DataError } from "../../lib/errors.ts";
 
@@ -48,4 +48,48 @@ Deno.test("readRunConfig(), asSaved(): a field a preset gained later stays unset
   const merged = { ...old, sft: { ...sft, pretrainLoss: 2 } };
   assert.equal(asSaved(resolveConfig("default", merged), merged).sft.pretrainLoss, 2);
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("readRunConfig(): a run saved with data.markers false (before it was retired) reads as today's preset; true is refused", async () => {
+  const dir = await Deno.makeTempDir();
+  for (const preset of ["quick", "default"] as const) {
+    const saved = { ...PRESETS[preset], data: { ...PRESETS[preset].data, markers: false } };
+    await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(saved, null, 2));
+    assert.deepEqual(await readRunConfig(dir), PRESETS[preset]);
+  }
+  // the other retired fields at the value the code kept read alike; at another value, each is refused as unknown
+  const old = { ...PRESETS.default, sft: { ...PRESETS.default.sft, drillKinds: ["extract"], carryShare: 0 } };
+  await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(old));
+  assert.deepEqual(await readRunConfig(dir), PRESETS.default);
+  for (const [section, field, value] of [["data", "markers", true], ["sft", "drillKinds", ["pop"]]] as const) {
+    const bad = { ...PRESETS.quick, [section]: { ...PRESETS.quick[section], [field]: value } };
+    await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(bad));
+    await assert.rejects(
+      readRunConfig(dir),
+      (e: Error) => e instanceof DataError && new RegExp(`unknown field ${section}\\.${field}$`).test(e.message),
+    );
+  }
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("withoutRetired(): every retired field at its kept value, and no other, leaves a copy", () => {
+  const saved = {
+    data: Object.fromEntries(
+      Object.entries(RETIRED_VALUES).filter(([p]) => p.startsWith("data.")).map(([p, v]) => [p.slice(5), v]),
+    ),
+    sft: {
+      ...Object.fromEntries(
+        Object.entries(RETIRED_VALUES).filter(([p]) => p.startsWith("sft.")).map(([p, v]) => [p.slice(4), v]),
+      ),
+      lr: 1,
+    },
+  };
+  assert.ok(Object.keys(saved.data).includes("markers"));
+  assert.deepEqual(withoutRetired(saved), { data: {}, sft: { lr: 1 } });
+  assert.equal(saved.data.markers, false, "the saved config is left as it was");
+  assert.deepEqual(withoutRetired({ data: { markers: true } }), { data: { markers: true } });
+  assert.deepEqual(withoutRetired({ data: { markers: false } }, (p) => p === "data.markers"), {
+    data: { markers: false },
+  });
+  for (const x of [undefined, null, 3, "x"]) assert.equal(withoutRetired(x), x);
 });

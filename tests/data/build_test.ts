@@ -69,7 +69,6 @@ Deno.test("loadData({ split: 'train' }): the training questions' objectives join
     trainCount: 60,
     testCount: 5,
     testObjectives: [1, 3, 6],
-    markers: false,
     distinctAnswers: true,
   });
   const data = await loadData(dir, { split: "train" });
@@ -82,7 +81,7 @@ Deno.test("loadData({ split: 'train' }): the training questions' objectives join
   for (const [k, rs] of data.test) {
     for (const [i, r] of rs.entries()) {
       assert.deepEqual([r.split, r.index, r.targets.length], [`train_${k}obj`, i, k]);
-      assert.equal(r.question, r.subQuestions!.map((q) => q.text).join(" ; "), "the data's format: no markers");
+      assert.equal(r.question, r.subQuestions!.map((q) => q.text).join(" ; "), "the data's format: texts and ;");
       const names = r.subQuestions!.flatMap((q) => [q.subject, q.answer]);
       assert.equal(new Set(names).size, 2 * k, "distinct subjects and answers, as the data's questions");
       for (const q of r.subQuestions!) {
@@ -92,11 +91,14 @@ Deno.test("loadData({ split: 'train' }): the training questions' objectives join
     }
   }
   assert.deepEqual((await loadData(dir, { split: "train" })).test, data.test, "the same sets every time");
-  // with markers (the generator's default) the joined questions are marked by place, as the test questions
-  const marked = await Deno.makeTempDir();
-  await buildData(marked, 4, { trainCount: 20, testCount: 2, testObjectives: [2] });
-  const q = (await loadData(marked, { split: "train" })).test.get(2)![0]!;
-  assert.match(q.question, /^q1 .* \? ; q2 .* \?$/);
+  // a manifest that holds the retired question options (written before they left, docs/design.md#retired) still
+  // loads: they are not read, and the sets are the same
+  const path = `${dir}/manifest.json`;
+  const manifest = JSON.parse(await Deno.readTextFile(path));
+  assert.equal("markers" in manifest.options, false);
+  manifest.options = { ...manifest.options, markers: false, subjectIndex: false };
+  await Deno.writeTextFile(path, JSON.stringify(manifest, null, 2));
+  assert.deepEqual((await loadData(dir, { split: "train" })).test, data.test);
 });
 
 Deno.test("buildData() auxiliary worlds re-deal the main world's names with their own facts and corpus", async () => {

@@ -90,7 +90,7 @@ Deno.test("the teacher keeps a dropped objective's decoy from the turn it is rea
     makeSubQuestion(w, people[1]!.name, TEMPLATES.person[2]!),
   ];
   const [a, b] = subs.map((s) => s.hops[0]!);
-  const layout = { relations: true, bare: true };
+  const layout = { bare: true };
   const turns = [1, 2].map((t) => stateTeacherTurn(subs, t, new Set([0]), layout)!);
   assert.deepEqual(turns.map((t) => t.mem), [`${b!.entity} lives | ${a!.decoy}`, `| ${a!.decoy} ${b!.answer}`]);
   assert.equal(turns[1]!.content, `${a!.decoy} ; ${b!.answer}`);

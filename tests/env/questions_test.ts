@@ -16,7 +16,9 @@ Deno.test("buildQaSplits() is deterministic; test subjects never appear in train
   for (const [k, qs] of a.test) {
     for (const q of qs) {
       assert.equal(q.subQuestions.length, k);
-      assert.equal(q.question, q.subQuestions.map((s, i) => `q${i + 1} ${s.text}`).join(" ; "));
+      // the objectives' texts joined by ";", each objective's place recorded as its marker (the data files' field)
+      assert.equal(q.question, q.subQuestions.map((s) => s.text).join(" ; "));
+      assert.deepEqual(q.subQuestions.map((s) => s.marker), q.subQuestions.map((_, i) => `q${i + 1}`));
       for (const s of q.subQuestions) assert.ok(a.testSubjects.has(s.subject));
     }
   }
@@ -33,7 +35,7 @@ Deno.test("buildQaSplits() is deterministic; test subjects never appear in train
 
 Deno.test("buildQaSplits({ validCount }): validation subjects out of training and test, the test sets unchanged", () => {
   const w = generateWorld(5);
-  const options = { seed: 5, trainCount: 400, testCount: 6, markers: false, distinctAnswers: true };
+  const options = { seed: 5, trainCount: 400, testCount: 6, distinctAnswers: true };
   const plain = buildQaSplits(w, options);
   assert.deepEqual(buildQaSplits(w, { ...options, validCount: 0 }), plain, "validCount 0 is no split");
   assert.equal(plain.valid.size, 0);

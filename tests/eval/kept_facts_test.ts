@@ -16,7 +16,6 @@ export async function decoyEpisodes(): Promise<{ data: LoadedData; run: (drop: n
     testCount: 12,
     testObjectives: [3],
     trainObjectives: 1,
-    markers: false,
     distinctAnswers: true,
   });
   const data = await loadData(dir);

@@ -6,7 +6,7 @@ import { TEMPLATES } from "../../lib/env/questions.ts";
 import { parseStateMemory } from "../../lib/env/teacher.ts";
 
 const dir = await Deno.makeTempDir();
-await buildData(dir, 3, { trainCount: 4, testCount: 2, testObjectives: [2], markers: false });
+await buildData(dir, 3, { trainCount: 4, testCount: 2, testObjectives: [2] });
 const data = await loadData(dir);
 const names = data.corpus.map((d) => d.id);
 

@@ -8,9 +8,9 @@ import { stepAccuracy } from "../../../research/diagnostics/step_diagnostic.ts";
 import { CARRY_OUTCOMES, carryErrors, carryRecords } from "../../../research/diagnostics/carry_errors.ts";
 import { parseStateMemory } from "../../../lib/env/teacher.ts";
 
-Deno.test("carryErrors(): one outcome per carried answer of chain-memory teacher turns (3 objectives), and as many right as stepAccuracy counts", async () => {
+Deno.test("carryErrors(): one outcome per carried answer of state-relations-bare teacher turns (3 objectives), and as many right as stepAccuracy counts", async () => {
   const dir = await Deno.makeTempDir();
-  await buildData(dir, 8, { trainCount: 4, testCount: 5, testObjectives: [3], markers: false, distinctAnswers: true });
+  await buildData(dir, 8, { trainCount: 4, testCount: 5, testObjectives: [3], distinctAnswers: true });
   const data = await loadData(dir);
   const { sequences, episodes } = await teacherDemonstrations(data, {
     count: 5,
@@ -18,37 +18,37 @@ Deno.test("carryErrors(): one outcome per carried answer of chain-memory teacher
     seed: 0,
     policies: ["memory"],
     records: data.test.get(3)!,
-    memory: "state-chain-bare",
+    memory: "state-relations-bare",
   });
   // the carried answers, counted off the teacher's memories: each turn copies every answer of the one before
   let carried = 0;
   for (const e of episodes) {
     const memories = e.turns.map((t) => {
       const w = decode(data.tokenizer, t.sampled).split(" ");
-      return parseStateMemory(w.slice(0, w.indexOf("</mem>")), { chain: true });
+      return parseStateMemory(w.slice(0, w.indexOf("</mem>")));
     });
     for (let t = 1; t < memories.length; t++) carried += memories[t - 1]!.answers.length;
   }
   assert.ok(carried >= 10, `${carried} carried answers`);
   const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 5 });
   try {
-    const counts = await carryErrors(model, data.tokenizer, sequences, { chain: true });
+    const counts = await carryErrors(model, data.tokenizer, sequences);
     assert.deepEqual(Object.keys(counts), [...CARRY_OUTCOMES]);
     assert.equal(Object.values(counts).reduce((a, b) => a + b, 0), carried);
-    const cells = await stepAccuracy(model, data.tokenizer, sequences, { chain: true });
+    const cells = await stepAccuracy(model, data.tokenizer, sequences);
     const step = cells.find((c) => c.step === "answers carried")!;
     assert.deepEqual([counts.right, carried], [step.correct, step.total]);
-    // one appended answer per objective but the last (whose value the final answer reads off the chain)
-    const appended = await carryErrors(model, data.tokenizer, sequences, { chain: true, step: "answer appended" });
+    // one appended answer per objective, written when its last hop is read
+    const appended = await carryErrors(model, data.tokenizer, sequences, { step: "answer appended" });
     const cell = cells.find((c) => c.step === "answer appended")!;
-    assert.deepEqual([appended.right, Object.values(appended).reduce((a, b) => a + b, 0)], [cell.correct, 5 * 2]);
-    // the first objective's answer extends an empty list, the second's a list of one, in each of the 5 episodes
-    const records = (await carryRecords(model, data.tokenizer, sequences, { chain: true }))
-      .filter((r) => r.step === "answer appended");
-    assert.deepEqual(records.map((r) => r.listLength).sort(), [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
+    assert.deepEqual([appended.right, Object.values(appended).reduce((a, b) => a + b, 0)], [cell.correct, 5 * 3]);
+    // the first objective's answer extends an empty list, the second's a list of one, the third's a list of two, in
+    // each of the 5 episodes
+    const all = await carryRecords(model, data.tokenizer, sequences);
+    const records = all.filter((r) => r.step === "answer appended");
+    assert.deepEqual(records.map((r) => r.listLength).sort(), [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]);
     assert.equal(records.filter((r) => r.outcome === "right").length, appended.right);
     // ruling out `|` changes the prediction only where it was `|`
-    const all = await carryRecords(model, data.tokenizer, sequences, { chain: true });
     for (const r of all) {
       if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
       else if (r.outcome !== "list ended (|)") assert.ok(!r.rightWithoutEnd, r.outcome);

@@ -11,11 +11,6 @@ import {
   copyDiagnosticMarkdown,
   copyDiagnostics,
   labelPositions,
-  lookupAccuracy,
-  lookupPositions,
-  memorySlotAccuracy,
-  memorySlotPositions,
-  reverseObjectives,
 } from "../../../research/diagnostics/copy_diagnostic.ts";
 import { teacherDemonstrations } from "../../../lib/train/demos.ts";
 import { stepAccuracy } from "../../../research/diagnostics/step_diagnostic.ts";
@@ -142,87 +137,6 @@ Deno.test("copyDiagnostics(): every test set in order, each model-backed agent o
   assert.deepEqual(sets[0]!.steps!.GRPO!.map((c) => c.step).slice(0, 1), ["open from question"]);
   a.dispose();
   b.dispose();
-});
-
-Deno.test("lookupPositions() finds each objective's first-hop subject once per teacher episode; lookupAccuracy() equals a slow loop; reversing keeps the lookups", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 7, { trainCount: 4, testCount: 6, testObjectives: [3], sizes: { distractors: 0 } });
-  const data = await loadData(dir);
-  const records = data.test.get(3)!;
-  const demos = (rs: typeof records) =>
-    teacherDemonstrations(data, {
-      count: rs.length,
-      dropProbability: 0,
-      seed: 0,
-      memory: "slots", // the lookup probe reads the slots format's markers in the think
-      policies: ["memory"],
-      maxTurnTokens: 64,
-      records: rs,
-    });
-  const { sequences, episodes } = await demos(records);
-  // each (marker, subject) pair of the questions is looked up exactly once, in a think
-  const found = sequences.flatMap((s) =>
-    lookupPositions(data.tokenizer, s).map(([i, m]) => `${m} ${data.tokenizer.tokens[s.tokens[i]!]}`)
-  ).sort();
-  const wanted = episodes.flatMap((e) => e.task.subQuestions!.map((q, j) => `q${j + 1} ${q.subject}`)).sort();
-  assert.deepEqual(found, wanted);
-  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 4 });
-  const cells = await lookupAccuracy(model, data.tokenizer, sequences);
-  const slow = new Map<string, [number, number]>();
-  for (const s of sequences) {
-    for (const [i, m] of lookupPositions(data.tokenizer, s)) {
-      const pred = tf.tidy(() =>
-        tf.argMax(forwardLogits(model, tf.tensor2d([s.tokens.slice(0, i)], undefined, "int32")), -1)
-      );
-      const hit = (await pred.data()).at(-1) === s.tokens[i] ? 1 : 0;
-      pred.dispose();
-      const e = slow.get(m) ?? [0, 0];
-      slow.set(m, [e[0] + hit, e[1] + 1]);
-    }
-  }
-  assert.deepEqual(cells.map((c) => c.marker), ["q1", "q2", "q3"]);
-  assert.deepEqual(Object.fromEntries(cells.map((c) => [c.marker, [c.correct, c.total]])), Object.fromEntries(slow));
-  // the reversed questions: the same lookups, each subject elsewhere in the prompt
-  const reversed = await demos(records.map((r) => ({ ...r, question: reverseObjectives(r.question) })));
-  const again = await lookupAccuracy(model, data.tokenizer, reversed.sequences);
-  assert.deepEqual(again.map((c) => [c.marker, c.total]), cells.map((c) => [c.marker, c.total]));
-  model.dispose();
-});
-
-Deno.test("memorySlotPositions(): every name the teacher writes into <mem> labelled once; at most the one slot it updates is new; memorySlotAccuracy() counts them", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 7, { trainCount: 4, testCount: 6, testObjectives: [3], sizes: { distractors: 0 } });
-  const data = await loadData(dir);
-  const { sequences } = await teacherDemonstrations(data, {
-    count: 6,
-    dropProbability: 0,
-    seed: 0,
-    memory: "slots", // the slot probe labels the slots format's memories
-    policies: ["memory"],
-    maxTurnTokens: 64,
-    records: data.test.get(3)!,
-  });
-  const names = new Set(data.corpus.map((d) => d.id));
-  let carried = 0;
-  for (const s of sequences) {
-    const labels = memorySlotPositions(data.tokenizer, names, s);
-    const memNames = labelPositions(data.tokenizer, names, s).filter(([, tag, kind]) =>
-      tag === "mem" && kind === "name"
-    );
-    assert.deepEqual(labels.map(([i]) => i), memNames.map(([i]) => i), "each name in <mem> labelled once");
-    // the teacher changes one slot a turn: its subject and its answer (2 names) at most are new
-    assert.ok(labels.filter(([, l]) => l === "new").length <= 2, JSON.stringify(labels));
-    carried += labels.filter(([, l]) => l === "carried").length;
-  }
-  assert.ok(carried > 0, "later turns carry earlier slots");
-  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 4 });
-  const acc = await memorySlotAccuracy(model, data.tokenizer, names, sequences);
-  const [cell] = (await copyAccuracy(model, data.tokenizer, names, sequences)).filter((c) =>
-    c.tag === "mem" && c.kind === "name"
-  );
-  assert.equal(acc.carried.total + acc.new.total, cell!.total);
-  assert.equal(acc.carried.correct + acc.new.correct, cell!.correct);
-  model.dispose();
 });
 
 Deno.test("copyDiagnosticMarkdown(): the exact text (a missing cell is –; the step table only with steps; no columns without cells)", () => {

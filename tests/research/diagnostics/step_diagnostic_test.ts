@@ -6,6 +6,7 @@ import { modelPreset } from "../../../lib/model/config.ts";
 import { createModel } from "../../../lib/model/params.ts";
 import { STEP_KINDS, stepAccuracy, stepPositions } from "../../../research/diagnostics/step_diagnostic.ts";
 import { copyAccuracy } from "../../../research/diagnostics/copy_diagnostic.ts";
+import { MEMORY_FORMATS, type MemoryFormat } from "../../../lib/env/teacher.ts";
 
 const dir = await Deno.makeTempDir();
 await buildData(dir, 8, {
@@ -13,10 +14,9 @@ await buildData(dir, 8, {
   testCount: 5,
   testObjectives: [3],
   sizes: { distractors: 0 },
-  markers: false,
 });
 const data = await loadData(dir);
-const demos = (memory: "state" | "state-relations" | "state-stack" | "state-chain") =>
+const demos = (memory: MemoryFormat) =>
   teacherDemonstrations(data, {
     count: 5,
     dropProbability: 0,
@@ -26,15 +26,14 @@ const demos = (memory: "state" | "state-relations" | "state-stack" | "state-chai
     records: data.test.get(3)!,
     memory,
   });
-const { sequences, episodes } = await demos("state");
+const { sequences, episodes } = await demos("state-relations");
 
-for (const memory of ["state", "state-relations", "state-stack"] as const) {
+for (const memory of MEMORY_FORMATS) {
   Deno.test(`stepPositions(): each step of the ${memory} memory's operation, counted on teacher episodes of 3 objectives`, async () => {
     const { sequences, episodes } = await demos(memory);
-    const stack = memory === "state-stack";
     const counts = new Map<string, number>();
     for (const s of sequences) {
-      for (const [, step] of stepPositions(data.tokenizer, s, { stack })) counts.set(step, (counts.get(step) ?? 0) + 1);
+      for (const [, step] of stepPositions(data.tokenizer, s)) counts.set(step, (counts.get(step) ?? 0) + 1);
     }
     const subs = episodes.map((e) => e.task.subQuestions!);
     const hops = subs.map((qs) => qs.reduce((n, q) => n + q.hops.length, 0));
@@ -42,7 +41,7 @@ for (const memory of ["state", "state-relations", "state-stack"] as const) {
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
     // first turn: the 3 subjects from the question (with their relations); each answer appended once; the rewritten
     // head: entity + relation
-    assert.equal(counts.get("open from question"), memory === "state" ? 5 * 3 : sum(hops) + 5 * 3);
+    assert.equal(counts.get("open from question"), sum(hops) + 5 * 3);
     assert.equal(counts.get("answer appended"), 5 * 3);
     assert.equal(counts.get("open next hop"), 2 * sum(twoHop));
     // think and search: two words per search turn; the final answer: 3 answers and 2 separators
@@ -54,7 +53,7 @@ for (const memory of ["state", "state-relations", "state-stack"] as const) {
     const memories = episodes.flatMap((e) => e.turns.map((t) => t.text.match(/<mem> (.*?) <\/mem>/)![1]!));
     const semicolons = memories.reduce((n, m) => n + m.split(" ").filter((w) => w === ";").length, 0);
     assert.equal(counts.get("separators"), sum(hops) + 5 + semicolons);
-    if (memory === "state") assert.equal(semicolons, 0);
+    if (memory === "state-relations-bare") assert.equal(semicolons, 0);
     else {
       // o_t + a_t = 3 at every turn (an objective is open or found)
       const expected = memories.reduce((n, m) => {
@@ -67,9 +66,7 @@ for (const memory of ["state", "state-relations", "state-stack"] as const) {
     }
     // answers carried: every turn carries each answer of the memory before it
     const answersIn = (text: string) =>
-      text.match(/<mem> (.*?) <\/mem>/)![1]!.split("|")[stack ? 0 : 1]!.trim().split(" ").filter((w) =>
-        w !== "" && w !== ";"
-      );
+      text.match(/<mem> (.*?) <\/mem>/)![1]!.split("|")[1]!.trim().split(" ").filter((w) => w !== "" && w !== ";");
     const carried = episodes.reduce(
       (n, e) => n + e.turns.slice(1).reduce((m, _, t) => m + answersIn(e.turns[t]!.text).length, 0),
       0,
@@ -80,102 +77,51 @@ for (const memory of ["state", "state-relations", "state-stack"] as const) {
   });
 }
 
-Deno.test("stepPositions() on the chain: answers carried, the last chain's value appended, the chain carried, its query and the fact read, on teacher episodes of 3 objectives", async () => {
-  const { sequences, episodes } = await demos("state-chain");
-  const counts = new Map<string, number>();
-  for (const s of sequences) {
-    for (const [, step] of stepPositions(data.tokenizer, s, { chain: true })) {
-      counts.set(step, (counts.get(step) ?? 0) + 1);
-    }
-  }
-  const subs = episodes.map((e) => e.task.subQuestions!);
-  const hops = subs.map((qs) => qs.reduce((n, q) => n + q.hops.length, 0));
-  const twoHop = subs.map((qs) => qs.filter((q) => q.hops.length === 2).length);
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  // every search's result is read once (its value); a new chain's query is the entity and relation searched (and
-  // the relation left of a two-hop objective); a chain that goes on is copied (4 words: subject, relation, value,
-  // relation left)
-  assert.equal(counts.get("fact read"), sum(hops));
-  assert.equal(counts.get("chain query"), 2 * 5 * 3 + sum(twoHop));
-  assert.equal(counts.get("open carried"), 4 * sum(twoHop));
-  // the first two objectives' values move to the answers (the last one's is answered from the chain)
-  assert.equal(counts.get("answer appended"), 5 * 2);
-  // the think: a new objective's subject and relations (one more word at a two-hop one), a next hop's two words, the
-  // answer
-  assert.equal(counts.get("think"), 2 * sum(hops) + sum(twoHop) + 5);
-  assert.equal(counts.get("final answer"), 5 * 5);
-  assert.equal(counts.get("open from question"), undefined, "nothing copied from the question into the memory");
-  assert.equal(counts.get("open next hop"), undefined);
-  // a labelled pop, a next hop and a first turn
+Deno.test("stepPositions(): the head rewritten after a first hop, then popped and its answer appended, with and without ;", () => {
   const tok = buildTokenizer(["a b c x y born founder | ;"]);
   const labels = (context: string, turn: string) => {
     const ids = encode(tok, `${context} ${turn}`).ids;
     const n = encode(tok, context).ids.length;
-    return stepPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }, { chain: true })
-      .map(([, s]) => s);
+    return stepPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }).map(([, s]) => s);
   };
-  assert.deepEqual(
-    labels("<mem> x | a born c </mem> <think> b founder born </think> <mem>", "x ; c | b founder y born </mem>"),
-    [
-      "answers carried",
-      "separators",
-      "answer appended",
-      "separators",
-      "chain query",
-      "chain query",
-      "fact read",
-      "chain query",
-    ],
-  );
-  assert.deepEqual(
-    labels("<mem> | b founder y born </mem> <think> y born </think> <mem>", "| b founder y born c </mem>"),
-    [
-      "separators",
-      "open carried",
-      "open carried",
-      "open carried",
-      "open carried",
-      "fact read",
-    ],
-  );
-  assert.deepEqual(labels("<mem>", "| </mem> <think> a born </think>"), ["separators", "think", "think"]);
-});
-
-Deno.test("stepPositions() on the stack: the new answer first, the head last (rewritten, then popped)", () => {
-  const labels = (context: string, turn: string, stack: boolean) => {
-    const ids = encode(tok, `${context} ${turn}`).ids;
-    const n = encode(tok, context).ids.length;
-    return stepPositions(tok, { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }, { stack })
-      .map(([, s]) => s);
-  };
-  const tok = buildTokenizer(["a b c x y born founder | ;"]);
-  // a first hop read: the last item (the head) becomes the entity found and the relation left
-  assert.deepEqual(labels("<mem> x | a born ; b founder born </mem> <mem>", "x | a born ; y born </mem>", true), [
-    "answers carried",
-    "separators",
-    "open carried",
-    "open carried",
-    "separators",
+  // a first hop read: the first item (the head) becomes the entity found and the relation left, the rest copied
+  assert.deepEqual(labels("<mem> b founder born ; a born | x </mem> <mem>", "y born ; a born | x </mem>"), [
     "open next hop",
     "open next hop",
-  ]);
-  // a pop: the head's answer is written first, the answers carried after it, the rest of the open list copied
-  assert.deepEqual(labels("<mem> x | a born ; y born </mem> <mem>", "c ; x | a born </mem>", true), [
-    "answer appended",
+    "separators",
+    "open carried",
+    "open carried",
     "separators",
     "answers carried",
-    "separators",
-    "open carried",
-    "open carried",
   ]);
-  // read with the other layout, the same words would label the head first and the answer last
-  assert.deepEqual(labels("<mem> a born ; y born | x </mem> <mem>", "y born | x ; c </mem>", false), [
+  // a pop: the rest of the open list copied, the answers carried, the head's answer appended last
+  assert.deepEqual(labels("<mem> a born ; y born | x </mem> <mem>", "y born | x ; c </mem>"), [
     "open carried",
     "open carried",
     "separators",
     "answers carried",
     "separators",
     "answer appended",
+  ]);
+  // bare: the same steps, with no ";" to label
+  assert.deepEqual(labels("<mem> a born y born | x </mem> <mem>", "y born | x c </mem>"), [
+    "open carried",
+    "open carried",
+    "separators",
+    "answers carried",
+    "answer appended",
+  ]);
+  // the first turn: every open item from the question, then the think
+  assert.deepEqual(labels("<mem>", "a born ; b founder born | </mem> <think> a born </think>"), [
+    "open from question",
+    "open from question",
+    "separators",
+    "open from question",
+    "open from question",
+    "open from question",
+    "separators",
+    "think",
+    "think",
   ]);
 });
 

@@ -131,13 +131,22 @@ Deno.test("teacherPath(): an episode leaving the path twice counts once, at its 
   assert.deepEqual(pathCells(path).slice(0, 1), ["67% (3)"]);
 });
 
-Deno.test("partAt(): the sides of `|` trade names in the answers-first layouts; a turn that stops early is in the part it stops in", async () => {
+Deno.test("partAt(): the open list before `|`, the answers after it, the action after `</mem>`; a turn that stops early is in the part it stops in", async () => {
   const { data } = await teacherTestTurns(1, 1, 1);
   const turn = encode(data.tokenizer, "| </mem> <think> answer </think>").ids;
-  assert.equal(partAt(data.tokenizer, turn, 0, {}), "open"); // the `|` itself: the open list ends there
-  assert.equal(partAt(data.tokenizer, turn, 1, {}), "answers");
-  assert.equal(partAt(data.tokenizer, turn, 1, { chain: true }), "open");
-  assert.equal(partAt(data.tokenizer, turn, turn.length, {}), "action");
+  assert.equal(partAt(data.tokenizer, turn, 0), "open"); // the `|` itself: the open list ends there
+  assert.equal(partAt(data.tokenizer, turn, 1), "answers"); // the `</mem>` itself: the answers end there
+  assert.equal(partAt(data.tokenizer, turn, 2), "action");
+  assert.equal(partAt(data.tokenizer, turn, turn.length), "action");
+  const name = data.corpus[0]!.id;
+  const memory = encode(data.tokenizer, `${name} born | ${name}`).ids; // stops inside the answers
+  assert.deepEqual([0, 1, 2, 3, 4].map((i) => partAt(data.tokenizer, memory, i)), [
+    "open",
+    "open",
+    "open",
+    "answers",
+    "answers",
+  ]);
 });
 
 Deno.test("teacherPath(): a model's path read in one teacher-forced pass is the one greedy decoding writes, and its episodes on the path are those the free-running greedy agent reproduces", async () => {
