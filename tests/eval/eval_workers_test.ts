@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { isDeepStrictEqual } from "node:util";
 import { tf } from "../../lib/tf.ts";
 import { buildData, loadData } from "../../lib/data/build.ts";
 import { modelPreset } from "../../lib/model/config.ts";
@@ -17,10 +18,20 @@ const config = { questions: 3, maxTurns: 3, maxTurnTokens: 12 };
 Deno.test("createEvalWorkers(): the rows of evaluateAgents and equalRewardGroups, bit for bit and in their order, with two models and the teacher", async () => {
   const a = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 1 });
   const b = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 2 });
-  // large random MLP outputs: b decodes words, a repeats its prompt's last token (an untrained tied embedding)
-  for (const name of ["model.layers.0.mlp.down_proj.weight", "model.layers.1.mlp.down_proj.weight"]) {
-    const v = b.weights.get(name)!;
-    v.assign(tf.randomNormal(v.shape, 0, 1, "float32", 6));
+  // large random MLP outputs make b decode other tokens than a (an untrained tied embedding repeats its prompt's
+  // last token): the first seed whose memory transcript differs from a's, so a cell run with the wrong weights shows
+  const memorySample = async (model: typeof a) =>
+    (await evaluateAgents([{ name: "x", model, contextPolicy: "memory" }], data, config))[0]!.sample;
+  const sampleA = await memorySample(a);
+  for (let seed = 6;; seed++) {
+    assert.ok(seed < 30, "no seed in 6..29 makes b's transcript differ from a's");
+    for (const name of ["model.layers.0.mlp.down_proj.weight", "model.layers.1.mlp.down_proj.weight"]) {
+      const v = b.weights.get(name)!;
+      const noise = tf.randomNormal(v.shape, 0, 1, "float32", seed);
+      v.assign(noise);
+      noise.dispose();
+    }
+    if (!isDeepStrictEqual(await memorySample(b), sampleA)) break;
   }
   const teacher = createTeacher(data.tokenizer, { dropProbability: 0 });
   const agents: AgentSpec[] = [
