@@ -29,7 +29,7 @@
  * environment, agent loop, figures) and the pipeline's entry points. The rest
  * is imported by path, one concept per file:
  *
- * - `lib/backend/`: the wasm kernels and threads behind `setBackend`;
+ * - `lib/wasm/`: the wasm kernels and threads behind `setBackend`;
  * - `lib/model/`: dense layers, safetensors, checkpoint records and hashes;
  * - `lib/env/`: question templates, the teacher's memory formats, chat context;
  * - `lib/data/`, `lib/text/`: Parquet files, data builds, the tokenizer's JSON;
@@ -48,7 +48,7 @@
 
 // Runtime: TensorFlow.js, its backends, seeded randomness
 export { tf } from "./lib/tf.ts";
-export { BACKEND_NAMES, type BackendName, type BackendOptions, getBackend, setBackend } from "./lib/backend/backend.ts";
+export { BACKEND_NAMES, type BackendName, type BackendOptions, getBackend, setBackend } from "./lib/backend.ts";
 export { createRng, hashSeed, type Rng } from "./lib/random.ts";
 
 // Lesson 1: RL framing, logprob positions and masks

@@ -3,7 +3,7 @@
 // workloads (bench/torch_ref.py) in the same run when /usr/bin/python3 has torch. Prints one JSON object on stdout and a
 // table on stderr.
 import { tf } from "../lib/tf.ts";
-import { BACKEND_NAMES, type BackendName, setBackend, wasmThreads } from "../lib/backend/backend.ts";
+import { BACKEND_NAMES, type BackendName, setBackend, wasmThreads } from "../lib/backend.ts";
 import { countParameters, forwardMatmulFlops, modelPreset } from "../lib/model/config.ts";
 import { disposeFusedWeights, fuseWeights } from "../lib/model/transformer.ts";
 import { createModel, trainableVariables } from "../lib/model/params.ts";

@@ -6,7 +6,7 @@
 // The workers' figure is an upper bound of a real implementation: it leaves out the gradient all-reduce, whose copy
 // it times separately (every trainable variable read out once). Prints medians over rounds; one JSON line on stdout.
 import { parseArgs } from "node:util";
-import { setBackend, wasmThreads } from "../lib/backend/backend.ts";
+import { setBackend, wasmThreads } from "../lib/backend.ts";
 import { createRng } from "../lib/random.ts";
 import { timedWorkload } from "./_timed_workload.ts";
 

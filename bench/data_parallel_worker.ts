@@ -10,7 +10,7 @@ interface Job {
 }
 
 self.onmessage = async (e: MessageEvent<Job>) => {
-  const { setBackend } = await import("../lib/backend/backend.ts");
+  const { setBackend } = await import("../lib/backend.ts");
   const { timedWorkload } = await import("./_timed_workload.ts");
   const { workload, rows, reps, vocab } = e.data;
   await setBackend("wasm", { threads: 1 });

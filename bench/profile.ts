@@ -4,8 +4,8 @@
 // costliest (kernel, input shapes) pairs as well. Kernels run inside others (custom gradients: "unnamed scope")
 // are counted in both.
 import { tf } from "../lib/tf.ts";
-import { setBackend, wasmThreads } from "../lib/backend/backend.ts";
-import { threadsFromEnv } from "../lib/backend/wasm_threads.ts";
+import { setBackend, wasmThreads } from "../lib/backend.ts";
+import { threadsFromEnv } from "../lib/wasm/wasm_threads.ts";
 import { modelPreset } from "../lib/model/config.ts";
 import { createModel, trainableVariables } from "../lib/model/params.ts";
 import { generate } from "../lib/model/generate.ts";

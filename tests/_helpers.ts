@@ -1,7 +1,7 @@
 // Shared test helpers: leak checks, backend loops, seeded fixtures, finite differences.
 import assert from "node:assert/strict";
 import { tf } from "../lib/tf.ts";
-import { type BackendName, releaseBackend, setBackend, webgpuAvailable } from "../lib/backend/backend.ts";
+import { type BackendName, releaseBackend, setBackend, webgpuAvailable } from "../lib/backend.ts";
 import { createRng } from "../lib/random.ts";
 import { commandSucceeds } from "../lib/cli/command_probe.ts";
 import { buildData, type BuildDataOptions, loadData, type LoadedData } from "../lib/data/build.ts";

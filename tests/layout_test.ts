@@ -96,7 +96,7 @@ Deno.test("layout: every webgpu parity test is where `deno task test` reruns it 
 
 /**
  * The layers of lib/, top to bottom: a file imports only from its own folder or a folder below
- * it. The package's root files (`tf.ts`, `random.ts`) sit with `backend/` at the bottom (`tf.ts`
+ * it. The package's root files (`tf.ts`, `random.ts`) sit with `wasm/` at the bottom (`tf.ts`
  * registers the backend's kernels when it loads it).
  */
 const LAYERS: readonly (readonly string[])[] = [
@@ -116,7 +116,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["advantage", "loss"], // the lesson math: estimators on arrays, losses on tensors
   ["tensor", "text", "viz"], // masked reductions and log-probs; the tokenizer; displayables
   ["testing"], // assertAllClose (JSDoc examples and tests)
-  ["backend", "."], // TF.js, its backends and wasm kernels; seeded randomness; errors, atomic writes, fault points
+  ["wasm", "."], // TF.js and the backend switch (root files), the wasm kernels and threads; seeded randomness; errors, atomic writes, fault points
 ];
 
 function layerOf(folder: string): number {

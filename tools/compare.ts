@@ -2,7 +2,7 @@
 // SFT checkpoint at each RL seed (branches in runs/NAME/compare/seed<s>/, resumable), evaluated on the run's test sets;
 // writes runs/NAME/compare.json and compare.md (the paired bootstrap interval of MemPO − GRPO EM per test set).
 import { compareRun } from "../lib/pipeline/compare.ts";
-import { getBackend, releaseBackend, setBackend } from "../lib/backend/backend.ts";
+import { getBackend, releaseBackend, setBackend } from "../lib/backend.ts";
 import { runTask } from "../lib/cli/task.ts";
 import { onInterrupt } from "../lib/cli/interrupt.ts";
 import { UsageError } from "../lib/errors.ts";

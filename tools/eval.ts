@@ -1,5 +1,5 @@
 // `deno task eval runs/NAME`: evaluate a run's checkpoints again and rewrite its eval.md / eval.json.
-import { releaseBackend, setBackend } from "../lib/backend/backend.ts";
+import { releaseBackend, setBackend } from "../lib/backend.ts";
 import { evalMarkdown } from "../lib/eval/evaluate.ts";
 import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";

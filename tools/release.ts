@@ -5,7 +5,7 @@ import { readRunConfig } from "../lib/config/run_config.ts";
 import { readEvalJson } from "../lib/pipeline/eval_json.ts";
 import { splitDir } from "../lib/data/build.ts";
 import { loadCheckpoint, readCheckpointRecord } from "../lib/model/checkpoint.ts";
-import { setBackend } from "../lib/backend/backend.ts";
+import { setBackend } from "../lib/backend.ts";
 import { tokenizerFromJson } from "../lib/text/tokenizer.ts";
 import { readMetricsLog } from "../lib/train/metrics_log.ts";
 import { SFT_STAGES } from "../lib/stages.ts";

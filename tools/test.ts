@@ -130,7 +130,8 @@ await runTask(TASK, async ({ flags: values }) => {
   if (values.filter === undefined && files === undefined && Deno.env.get("MEMPO_SKIP_WEBGPU") !== "1") {
     // where the parity tests live (tests/layout_test.ts checks that none is elsewhere)
     const parity = [
-      "tests/backend/",
+      "tests/backend_test.ts",
+      "tests/wasm/",
       "tests/loss/",
       "tests/tensor/",
       "tests/train/sft_test.ts",

@@ -1,7 +1,7 @@
 // `deno task train`: the whole pipeline (data → SFT → RL → evaluation) on the wasm backend by default.
 // `deno task train --help` lists the flags, `--help-config` every config field.
 import cliProgress from "cli-progress";
-import { BACKEND_NAMES, releaseBackend, setBackend } from "../lib/backend/backend.ts";
+import { BACKEND_NAMES, releaseBackend, setBackend } from "../lib/backend.ts";
 import {
   ALGORITHMS,
   type ConfigOverrides,

@@ -15,8 +15,8 @@
  */
 import { parseArgs } from "node:util";
 import { DataError, UsageError } from "../errors.ts";
-import { setBackend, wasmThreads } from "../backend/backend.ts";
-import { wasmEnvError } from "../backend/wasm_threads.ts";
+import { setBackend, wasmThreads } from "../backend.ts";
+import { wasmEnvError } from "../wasm/wasm_threads.ts";
 
 /** One flag of a task. */
 export interface FlagSpec {

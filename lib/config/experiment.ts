@@ -14,7 +14,7 @@
  * @module
  */
 import { z } from "zod";
-import { BACKEND_NAMES } from "../backend/backend.ts";
+import { BACKEND_NAMES } from "../backend.ts";
 import type { ModelPresetName } from "../model/config.ts";
 import { KL_ESTIMATORS } from "../loss/kl.ts";
 import type { GroupStd } from "../advantage/grpo.ts";

@@ -64,7 +64,7 @@ type Run = (job: EvalJob) => Promise<EvalReply<EvalRow | EqualRewardGroupsRow>>;
 let ready: Promise<Run> | undefined;
 
 async function start(init: EvalWorkerInit): Promise<Run> {
-  const { setBackend } = await import("../backend/backend.ts");
+  const { setBackend } = await import("../backend.ts");
   const { createModel, setTrainableWeights } = await import("../model/params.ts");
   const { loadData } = await import("../data/build.ts");
   const { evaluateCell, testFingerprint } = await import("./evaluate.ts");

@@ -8,7 +8,7 @@
  * @module
  */
 import { tf } from "../tf.ts";
-import { PIECE_MATMUL_KERNEL } from "../backend/wasm_kernels.ts";
+import { PIECE_MATMUL_KERNEL } from "../wasm/wasm_kernels.ts";
 
 const dense2d = tf.customGrad(
   ((x: tf.Tensor2D, w: tf.Tensor2D, save: tf.GradSaveFunc) => {
@@ -129,7 +129,7 @@ export function dense(x: tf.Tensor, w: tf.Tensor2D): tf.Tensor {
  *
  * On wasm only flag-free batch-1 (2-D) products take the fast XNNPACK path,
  * so there the batch runs as N 2-D products that read and write the batch
- * tensors in place (`MempoPieceMatMul`, see `backend/wasm_kernels.ts`): 5×
+ * tensors in place (`MempoPieceMatMul`, see `wasm/wasm_kernels.ts`): 5×
  * faster than one batched product for 32 heads × 256 tokens; products
  * smaller than {@linkcode MIN_PIECE_PRODUCT} per item stay one batched
  * product. Other backends use one batched product.

@@ -6,7 +6,7 @@
  * @module
  */
 import { tf } from "../tf.ts";
-import { QKV_HEADS_KERNEL, RMS_NORM_KERNEL, ROPE_KERNEL } from "../backend/wasm_kernels.ts";
+import { QKV_HEADS_KERNEL, RMS_NORM_KERNEL, ROPE_KERNEL } from "../wasm/wasm_kernels.ts";
 import { bmm, bmmTransposed, dense } from "./dense.ts";
 import type { Model } from "./params.ts";
 

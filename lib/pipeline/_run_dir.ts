@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { setBackend } from "../backend/backend.ts";
+import { setBackend } from "../backend.ts";
 import type { ExperimentConfig } from "../config/experiment.ts";
 import type { LoadedData } from "../data/build.ts";
 import { DataError } from "../errors.ts";

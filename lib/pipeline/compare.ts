@@ -14,7 +14,7 @@
 import { researchCheck, researchCheckMarkdown } from "../eval/research_check.ts";
 import { type Algorithm, type ExperimentConfig, validateConfig } from "../config/experiment.ts";
 import { readRunConfig } from "../config/run_config.ts";
-import { setBackend } from "../backend/backend.ts";
+import { setBackend } from "../backend.ts";
 import { DATA_SPLITS, type DataSplit, type LoadedData, splitDir, splitTitle } from "../data/build.ts";
 import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { loadCheckpoint, readCheckpointRecord } from "../model/checkpoint.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { setBackend } from "../backend/backend.ts";
+import { setBackend } from "../backend.ts";
 import { type DataSplit, loadData, type LoadedData } from "../data/build.ts";
 import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { loadCheckpoint } from "../model/checkpoint.ts";

@@ -19,7 +19,7 @@ import { assertRank } from "./shape.ts";
  * `(b·T + t)·V + y`, never a `batchDims` gather (wrong values on wasm in
  * TF.js 4.22: https://github.com/tensorflow/tfjs/issues/8658). Its gradient
  * goes through `UnsortedSegmentSum`, which the package registers for wasm
- * (lib/backend/wasm_kernels.ts).
+ * (lib/wasm/wasm_kernels.ts).
  *
  * Shapes: `logits [B, T, V]`, `targets [B, T]` (int ids) → `[B, T]`.
  *

@@ -115,7 +115,7 @@ let ready: Promise<Run> | undefined;
 
 async function start(): Promise<Run> {
   const { tf } = await import("../tf.ts");
-  const { setBackend } = await import("../backend/backend.ts");
+  const { setBackend } = await import("../backend.ts");
   const { createModel, setTrainableWeights, trainableVariables } = await import("../model/params.ts");
   const { sequenceLogProbs } = await import("../model/score.ts");
   const { generate } = await import("../model/generate.ts");

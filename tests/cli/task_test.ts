@@ -434,7 +434,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
 
 Deno.test("SHARED_FLAGS.threads: the wasm backend restarts on that many threads, and child processes inherit it", async () => {
   const { SHARED_FLAGS } = await import("../../lib/cli/task.ts");
-  const { setBackend, wasmThreads } = await import("../../lib/backend/backend.ts");
+  const { setBackend, wasmThreads } = await import("../../lib/backend.ts");
   const before = { threads: wasmThreads(), env: Deno.env.get("MEMPO_THREADS") };
   try {
     await SHARED_FLAGS.threads!.apply!(undefined); // not given: nothing changes

@@ -68,7 +68,7 @@ Deno.test("bmm() on both sides of MIN_PIECE_PRODUCT (one batched product, 2-D pi
 });
 
 Deno.test("bmmTransposed(a, b) equals bmm(a, bᵀ) bit for bit in value and both gradients (one batched product, 2-D pieces; 1 and 2 threads), and tf.matMul on cpu", async () => {
-  const { setBackend, wasmThreads } = await import("../../lib/backend/backend.ts");
+  const { setBackend, wasmThreads } = await import("../../lib/backend.ts");
   const before = wasmThreads();
   const bits = (t: tf.Tensor) => Array.from(t.dataSync());
   try {

@@ -75,7 +75,7 @@ Deno.test("forwardHidden() one token at a time (the decoding path) equals the fu
 });
 
 Deno.test("forwardHidden() with fused q|k|v and gate|up weights equals the separate products bit for bit (prefill and decoding, 1 and 2 threads)", async () => {
-  const { setBackend, wasmThreads } = await import("../../lib/backend/backend.ts");
+  const { setBackend, wasmThreads } = await import("../../lib/backend.ts");
   const before = wasmThreads();
   try {
     for (const threads of [1, 2]) {

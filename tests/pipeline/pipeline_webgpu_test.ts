@@ -3,7 +3,7 @@
 // differ; SFT is deterministic given the data, so its metrics must equal wasm's.
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
-import { releaseBackend, setBackend, webgpuAvailable } from "../../lib/backend/backend.ts";
+import { releaseBackend, setBackend, webgpuAvailable } from "../../lib/backend.ts";
 import { type ExperimentConfig, resolveConfig } from "../../lib/config/experiment.ts";
 import { runPipeline } from "../../lib/pipeline/pipeline.ts";
 import type { MetricsRow } from "../../lib/train/metrics.ts";

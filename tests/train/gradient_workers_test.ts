@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
-import { setBackend } from "../../lib/backend/backend.ts";
+import { setBackend } from "../../lib/backend.ts";
 import { modelPreset } from "../../lib/model/config.ts";
 import { createModel, trainableVariables } from "../../lib/model/params.ts";
 import { createAdamW } from "../../lib/optim/adamw.ts";

@@ -1,5 +1,5 @@
 // One pthread of the threaded wasm backend, run by `node:worker_threads` under Deno (started by
-// lib/backend/wasm_threads.ts). It hands the Emscripten worker glue of tfjs-backend-wasm the
+// lib/wasm/wasm_threads.ts). It hands the Emscripten worker glue of tfjs-backend-wasm the
 // Node environment that glue expects, then evaluates it:
 // - Deno's worker globals `self`, `location`, `onmessage` and `postMessage` are read-only; the
 //   glue's Node branch assigns all four (`Object.assign(global, {...})`, `self.onmessage = …`);

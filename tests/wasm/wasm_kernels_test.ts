@@ -1,10 +1,10 @@
 import { tf } from "../../lib/tf.ts";
-import { registerWasmKernels } from "../../lib/backend/wasm_kernels.ts";
+import { registerWasmKernels } from "../../lib/wasm/wasm_kernels.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
 import { assertNoTensorLeak, onBackends, parityBackends } from "../_helpers.ts";
 import assert from "node:assert/strict";
 import { createRng } from "../../lib/random.ts";
-import { setBackend } from "../../lib/backend/backend.ts";
+import { setBackend } from "../../lib/backend.ts";
 
 Deno.test("UnsortedSegmentSum on wasm sums rows by segment; agrees across backends", async () => {
   registerWasmKernels(tf); // idempotent
@@ -126,8 +126,8 @@ Deno.test("GatherV2 on wasm (row copies) equals cpu's on 200 random shapes, axes
 });
 
 Deno.test("MempoPieceMatMul on wasm equals unstacking, 2-D matMuls and a stack bit for bit (1 and 2 threads); a fresh b is never served a cached operator; bad shapes are named", async () => {
-  const { PIECE_MATMUL_KERNEL } = await import("../../lib/backend/wasm_kernels.ts");
-  const { wasmThreads } = await import("../../lib/backend/backend.ts");
+  const { PIECE_MATMUL_KERNEL } = await import("../../lib/wasm/wasm_kernels.ts");
+  const { wasmThreads } = await import("../../lib/backend.ts");
   const before = wasmThreads();
   const piece = (a: tf.Tensor, b: tf.Tensor) => tf.engine().runKernel(PIECE_MATMUL_KERNEL, { a, b }) as tf.Tensor;
   const stacked = (a: tf.Tensor, b: tf.Tensor) =>
@@ -168,7 +168,7 @@ Deno.test("MempoPieceMatMul on wasm equals unstacking, 2-D matMuls and a stack b
 });
 
 Deno.test("MempoQkvHeads on wasm equals split, heads and MempoRope bit for bit (shared and per-row positions, one token and many); bad shapes are named", async () => {
-  const { QKV_HEADS_KERNEL, ROPE_KERNEL } = await import("../../lib/backend/wasm_kernels.ts");
+  const { QKV_HEADS_KERNEL, ROPE_KERNEL } = await import("../../lib/wasm/wasm_kernels.ts");
   const [H, hd] = [4, 8];
   const D = H * hd;
   for (const [B, T, perRow] of [[2, 5, false], [3, 6, true], [2, 1, true], [1, 1, false]] as const) {

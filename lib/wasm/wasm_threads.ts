@@ -28,7 +28,7 @@
  * Only 2-D matMul without transpose flags at batch 1 reaches XNNPACK; every
  * other kernel runs on the calling thread, so the model keeps to that path.
  * Results are bit-identical across thread counts (XNNPACK splits the output,
- * not the reduction): `tests/backend/wasm_threads_test.ts` checks a training
+ * not the reduction): `tests/wasm/wasm_threads_test.ts` checks a training
  * run's losses and gradients.
  *
  * Source: Emscripten pthreads (`PTHREAD_POOL_SIZE`, `library_pthread.js`);
@@ -106,7 +106,7 @@ function packageFiles(): { dist: string; workerScript: string; mainScript: strin
 export function checkWasmGlue(version: string, glue?: string): void {
   if (version !== PINNED_WASM_VERSION) {
     throw new DataError(
-      `The threaded wasm loader (lib/backend/wasm_threads.ts) is pinned to tfjs-backend-wasm ${PINNED_WASM_VERSION}, ` +
+      `The threaded wasm loader (lib/wasm/wasm_threads.ts) is pinned to tfjs-backend-wasm ${PINNED_WASM_VERSION}, ` +
         `found ${version}: pin the version in deno.json or port the loader (or run with --threads 1)`,
     );
   }
@@ -115,7 +115,7 @@ export function checkWasmGlue(version: string, glue?: string): void {
     if (!text.includes(marker)) {
       throw new DataError(
         `The threaded wasm loader relies on tfjs-backend-wasm's glue, which no longer has: ${what} ` +
-          `(${JSON.stringify(marker)} in dist/tf-backend-wasm.node.js); port lib/backend/wasm_threads.ts ` +
+          `(${JSON.stringify(marker)} in dist/tf-backend-wasm.node.js); port lib/wasm/wasm_threads.ts ` +
           "(or run with --threads 1)",
       );
     }
@@ -278,7 +278,7 @@ export async function startWasm(
   const got = wasm.getThreadsCount();
   if (got !== threads) {
     throw new Error(
-      `Cannot start the wasm backend on ${threads} threads: it reports ${got} (port lib/backend/wasm_threads.ts)`,
+      `Cannot start the wasm backend on ${threads} threads: it reports ${got} (port lib/wasm/wasm_threads.ts)`,
     );
   }
   return got;

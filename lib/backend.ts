@@ -12,8 +12,8 @@
  * @module
  */
 import * as wasm from "@tensorflow/tfjs-backend-wasm";
-import { tf } from "../tf.ts";
-import { startWasm, threadsFromEnv } from "./wasm_threads.ts";
+import { tf } from "./tf.ts";
+import { startWasm, threadsFromEnv } from "./wasm/wasm_threads.ts";
 
 /** Names accepted by {@linkcode setBackend} and `--backend`. */
 export type BackendName = "wasm" | "cpu" | "webgpu" | "tensorflow" | "tensorflow-gpu";

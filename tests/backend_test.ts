@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { tf } from "../../lib/tf.ts";
+import { tf } from "../lib/tf.ts";
 import {
   BACKEND_NAMES,
   type BackendName,
@@ -9,10 +9,10 @@ import {
   setBackend,
   wasmThreads,
   webgpuAvailable,
-} from "../../lib/backend/backend.ts";
-import { threadsFromEnv } from "../../lib/backend/wasm_threads.ts";
-import { assertAllClose } from "../../lib/testing/all_close.ts";
-import { SKIP_WEBGPU } from "../_helpers.ts";
+} from "../lib/backend.ts";
+import { threadsFromEnv } from "../lib/wasm/wasm_threads.ts";
+import { assertAllClose } from "../lib/testing/all_close.ts";
+import { SKIP_WEBGPU } from "./_helpers.ts";
 
 Deno.test("importing the package activates the wasm backend on MEMPO_THREADS threads (default every core)", () => {
   assert.equal(getBackend(), "wasm");

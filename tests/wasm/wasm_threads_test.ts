@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tf } from "../../lib/tf.ts";
-import { setBackend, wasmThreads } from "../../lib/backend/backend.ts";
+import { setBackend, wasmThreads } from "../../lib/backend.ts";
 import * as wasm from "@tensorflow/tfjs-backend-wasm";
 import {
   checkWasmGlue,
@@ -9,7 +9,7 @@ import {
   threadsFromEnv,
   WASM_GLUE_MARKERS,
   wasmEnvError,
-} from "../../lib/backend/wasm_threads.ts";
+} from "../../lib/wasm/wasm_threads.ts";
 import { SHARED_FLAGS } from "../../lib/cli/task.ts";
 import { DataError, UsageError } from "../../lib/errors.ts";
 import { modelPreset } from "../../lib/model/config.ts";
@@ -132,7 +132,7 @@ Deno.test("1 and 2 threads give bitwise-identical losses, gradient norms and wei
 Deno.test("a process on 2 threads exits by itself, and Deno's module workers still start", async () => {
   const code = `
     import { tf } from ${JSON.stringify(new URL("../../lib/tf.ts", import.meta.url).href)};
-    import { wasmThreads } from ${JSON.stringify(new URL("../../lib/backend/backend.ts", import.meta.url).href)};
+    import { wasmThreads } from ${JSON.stringify(new URL("../../lib/backend.ts", import.meta.url).href)};
     const p = tf.matMul(tf.ones([512, 512]), tf.ones([512, 512])).dataSync()[0];
     const w = new Worker("data:text/javascript,postMessage(6 * 7)", { type: "module" });
     const fromWorker = await new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); });
