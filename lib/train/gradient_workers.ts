@@ -141,6 +141,42 @@ export interface GradientWorkers {
 }
 
 /**
+ * One job a worker at a time over a fixed set of workers: `submit` runs a job on the next free worker (in worker order
+ * when several are free) and records that worker's live bytes in `live`; `acquire`/`release` hold workers for a job
+ * that must reach all of them.
+ */
+function jobQueue(workers: readonly Worker[], live: number[]) {
+  const idle = [...workers];
+  const waiting: ((w: Worker) => void)[] = [];
+  const acquire = () =>
+    new Promise<Worker>((resolve) => (idle.length > 0 ? resolve(idle.shift()!) : waiting.push(resolve)));
+  const release = (w: Worker) => (waiting.length > 0 ? waiting.shift()!(w) : idle.push(w));
+  const run = <R>(worker: Worker, job: WorkerJob) =>
+    new Promise<R>((resolve, reject) => {
+      worker.onmessage = (e: MessageEvent<{ ok?: R; error?: string }>) => {
+        if (e.data.ok !== undefined) resolve(e.data.ok);
+        else reject(new Error(`A gradient worker failed: ${e.data.error}`));
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        reject(new Error(`A gradient worker failed: ${e.message}`));
+      };
+      worker.postMessage(job);
+    });
+  const submit = async <R extends { liveBytes: number }>(job: WorkerJob): Promise<R> => {
+    const worker = await acquire();
+    try {
+      const r = await run<R>(worker, job);
+      live[workers.indexOf(worker)] = r.liveBytes;
+      return r;
+    } finally {
+      release(worker);
+    }
+  };
+  return { acquire, release, run, submit };
+}
+
+/**
  * Starts `size` gradient workers.
  *
  * ```text
@@ -187,35 +223,7 @@ export function createGradientWorkers(size: number): GradientWorkers {
   const workers = Array.from({ length: size }, () => new Worker(url, { type: "module" }));
   let closed = false;
   const live = workers.map(() => 0);
-  // one job a worker at a time: a job waits for the next free worker (in worker order when several are free)
-  const idle = [...workers];
-  const waiting: ((w: Worker) => void)[] = [];
-  const acquire = () =>
-    new Promise<Worker>((resolve) => (idle.length > 0 ? resolve(idle.shift()!) : waiting.push(resolve)));
-  const release = (w: Worker) => (waiting.length > 0 ? waiting.shift()!(w) : idle.push(w));
-  const run = <R>(worker: Worker, job: WorkerJob) =>
-    new Promise<R>((resolve, reject) => {
-      worker.onmessage = (e: MessageEvent<{ ok?: R; error?: string }>) => {
-        if (e.data.ok !== undefined) resolve(e.data.ok);
-        else reject(new Error(`A gradient worker failed: ${e.data.error}`));
-      };
-      worker.onerror = (e) => {
-        e.preventDefault();
-        reject(new Error(`A gradient worker failed: ${e.message}`));
-      };
-      worker.postMessage(job);
-    });
-  /** Runs one job on the next free worker and records that worker's live bytes. */
-  const submit = async <R extends { liveBytes: number }>(job: WorkerJob): Promise<R> => {
-    const worker = await acquire();
-    try {
-      const r = await run<R>(worker, job);
-      live[workers.indexOf(worker)] = r.liveBytes;
-      return r;
-    } finally {
-      release(worker);
-    }
-  };
+  const { acquire, release, run, submit } = jobQueue(workers, live);
   /**
    * Deals the pieces round-robin (piece i to group i mod W), one job per group with pieces, each on the next free
    * worker, and reads each piece's answer back in piece order.

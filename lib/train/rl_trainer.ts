@@ -200,7 +200,7 @@ export function rlModelsFromSft(sft: Model, algorithm: Algorithm, config: Experi
  * const ctx = rlStepContext(resolveConfig("default", { seed: 3 }), data, "mempo", models);
  * assert.equal(ctx.seed, 3);
  * assert.equal(ctx.config.joinShare, 0.5);
- * assert.equal(typeof ctx.teacher!.nextTurns, "function");
+ * assert.ok(ctx.teacher, "joinShare > 0: the teacher writes the joined first turns");
  * assert.equal(rlStepContext(resolveConfig("quick"), data, "grpo", models).teacher, undefined);
  * ```
  */
