@@ -51,15 +51,15 @@ export const PYTHON_FILES: readonly string[] = Object.freeze([
   "reward_fn.py",
   "mempo_verl/__init__.py",
   "mempo_verl/_js.py",
+  "mempo_verl/answer_score.py",
   "mempo_verl/compute_score.py",
   "mempo_verl/estimator.py",
-  "mempo_verl/format.py",
   "mempo_verl/grpo.py",
   "mempo_verl/memory_advantage.py",
   "mempo_verl/memory_reward.py",
   "mempo_verl/options.py",
-  "mempo_verl/reward.py",
   "mempo_verl/search_tool.py",
+  "mempo_verl/turn_format.py",
   "mempo_verl/verl_hooks.py",
 ]);
 

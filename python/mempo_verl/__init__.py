@@ -6,15 +6,15 @@ the search tool are registered with it.
 Every function here is checked equal to mempo-lab's TypeScript in its test
 suite (tests/export/); see the export's README.md.
 """
+from .answer_score import em_check, f1_score, normalize_answer, normalize_targets, outcome_reward, score_answer
 from .compute_score import compute_score, score_turns, split_turns
 from .estimator import VARIANTS, compute_mempo_advantage, mempo_memory_advantages
-from .format import extract_solution, parse_turn, validate_format
 from .grpo import group_advantages
 from .memory_advantage import combine_advantages, memory_advantages, span_length_scales
 from .memory_reward import memory_reward
 from .options import MempoOptions, load_options
-from .reward import em_check, f1_score, normalize_answer, normalize_targets, outcome_reward, score_answer
 from .search_tool import NO_RESULTS, format_information, retrieve, search_information, search_query
+from .turn_format import extract_solution, parse_turn, validate_format
 from .verl_hooks import register_with_verl
 
 #: The verl release these files are written against.

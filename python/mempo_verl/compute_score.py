@@ -19,8 +19,8 @@ ends the episode with reward 0; an answer is scored against every objective.
 import re
 
 from ._js import WHITESPACE_CLASS as _S
-from .format import parse_turn, validate_format
-from .reward import normalize_targets, outcome_reward, score_answer
+from .turn_format import parse_turn, validate_format
+from .answer_score import normalize_targets, outcome_reward, score_answer
 
 #: A tool message as the exported chat template renders it after a generated turn.
 TOOL_MESSAGE = re.compile(

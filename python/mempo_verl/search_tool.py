@@ -11,7 +11,7 @@ importable.
 import json
 import urllib.request
 
-from .format import parse_turn
+from .turn_format import parse_turn
 
 #: The message when nothing matches (mempo-lab `NO_RESULTS`).
 NO_RESULTS = "No search results are found."
