@@ -153,3 +153,21 @@ export async function teacherTestTurns(
   });
   return { data, sequences, episodes };
 }
+
+/**
+ * The first seed in [from, to) whose draw passes `ok`, for a fixture that needs a property of a random draw (a
+ * transcript that differs, an outcome of each kind) rather than one lucky seed; fails naming `what` when none does.
+ */
+export async function firstSeed<T>(
+  from: number,
+  to: number,
+  draw: (seed: number) => Promise<T>,
+  ok: (value: T) => boolean,
+  what: string,
+): Promise<T> {
+  for (let seed = from; seed < to; seed++) {
+    const value = await draw(seed);
+    if (ok(value)) return value;
+  }
+  throw new assert.AssertionError({ message: `no seed in ${from}..${to - 1} gives ${what}` });
+}

@@ -9,6 +9,7 @@ import { createEvalWorkers, evalWorkersFromEnv } from "../../lib/eval/eval_worke
 import { equalRewardGroups } from "../../lib/eval/equal_reward_groups.ts";
 import { createTeacher } from "../../lib/env/teacher.ts";
 import type { EpisodeRecord } from "../../lib/episodes/episode_record.ts";
+import { firstSeed } from "../_helpers.ts";
 
 const dir = await Deno.makeTempDir();
 await buildData(dir, 15, { trainCount: 2, testCount: 3, testObjectives: [1, 2, 4] });
@@ -23,16 +24,21 @@ Deno.test("createEvalWorkers(): the rows of evaluateAgents and equalRewardGroups
   const memorySample = async (model: typeof a) =>
     (await evaluateAgents([{ name: "x", model, contextPolicy: "memory" }], data, config))[0]!.sample;
   const sampleA = await memorySample(a);
-  for (let seed = 6;; seed++) {
-    assert.ok(seed < 30, "no seed in 6..29 makes b's transcript differ from a's");
-    for (const name of ["model.layers.0.mlp.down_proj.weight", "model.layers.1.mlp.down_proj.weight"]) {
-      const v = b.weights.get(name)!;
-      const noise = tf.randomNormal(v.shape, 0, 1, "float32", seed);
-      v.assign(noise);
-      noise.dispose();
-    }
-    if (!isDeepStrictEqual(await memorySample(b), sampleA)) break;
-  }
+  await firstSeed(
+    6,
+    30,
+    async (seed) => {
+      for (const name of ["model.layers.0.mlp.down_proj.weight", "model.layers.1.mlp.down_proj.weight"]) {
+        const v = b.weights.get(name)!;
+        const noise = tf.randomNormal(v.shape, 0, 1, "float32", seed);
+        v.assign(noise);
+        noise.dispose();
+      }
+      return await memorySample(b);
+    },
+    (sampleB) => !isDeepStrictEqual(sampleB, sampleA),
+    "b a transcript other than a's",
+  );
   const teacher = createTeacher(data.tokenizer, { dropProbability: 0 });
   const agents: AgentSpec[] = [
     { name: "Teacher", policy: teacher, maxPositions: 512, contextPolicy: "memory" },

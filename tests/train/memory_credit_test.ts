@@ -11,6 +11,7 @@ import { infomemAdvantages, memoryAdvantages } from "../../lib/advantage/memory_
 import { memoryReward } from "../../lib/advantage/memory_reward.ts";
 import { tasksFromRecords } from "../../lib/train/demos.ts";
 import { assertAllClose } from "../../lib/testing/all_close.ts";
+import { firstSeed } from "../_helpers.ts";
 
 Deno.test("computeMemoryCredit(): one batched scoring equals per-pair scoring; pooled per question", async () => {
   const dir = await Deno.makeTempDir();
@@ -89,11 +90,10 @@ Deno.test("computeMemoryCredit(variant infomem): wrong trajectories get A^M = 0,
   assert.ok(mempo.stats.turns > 0);
   assert.deepEqual(infomem, mempo);
   // a forgetful teacher: some wrong trajectories, whose memories get no advantage (the first seed that mixes both)
-  let mixed = await run(0.5);
-  for (let seed = 4; !(mixed.some((e) => e.reward === 0) && mixed.some((e) => e.reward === 1)); seed++) {
-    assert.ok(seed < 30, `no teacher seed in 3..29 mixes right and wrong: ${mixed.map((e) => e.reward)}`);
-    mixed = await run(0.5, seed);
-  }
+  const mixed = await firstSeed(3, 30, (seed) => run(0.5, seed), (eps) => {
+    const rewards = eps.map((e) => e.reward);
+    return rewards.includes(0) && rewards.includes(1);
+  }, "trajectories both right and wrong");
   const outcomes = mixed.map((e) => e.reward);
   const gated = await computeMemoryCredit(model, mixed, data.tokenizer, { epsilon: 1e-6, variant: "infomem" });
   const groupIds = mixed.map((e) => e.task.groupId);
