@@ -9,13 +9,14 @@ import { setBackend } from "../lib/backend.ts";
 import { tokenizerFromJson } from "../lib/text/tokenizer.ts";
 import { readMetricsLog } from "../lib/train/metrics_log.ts";
 import { SFT_STAGES } from "../lib/stages.ts";
-import { RELEASE_DIR, type ReleaseValidationRow, writeRelease } from "../lib/release/release.ts";
+import { RELEASE_DIR, releaseCommand, type ReleaseValidationRow, writeRelease } from "../lib/release/release.ts";
+import { sftSeed } from "../lib/config/experiment.ts";
 import { DataError } from "../lib/errors.ts";
 import { type EvalRow, SFT_AGENT } from "../lib/eval/evaluate.ts";
 
 /** The rule, fixed before the runs: the SFT policy's mean validation EM (memory context) over every validation size. */
 const RULE = "the highest mean EM of the memory-context SFT policy over every validation set (RUN/valid/eval.json); " +
-  "a tie goes to the lower seed";
+  "a tie goes to the lower SFT seed";
 
 const TASK = {
   name: "deno task release",
@@ -57,10 +58,10 @@ await runTask(TASK, async ({ flags, positionals }) => {
     const score = validation.reduce((a, r) => a + r.em, 0) / validation.length;
     candidates.push({ run, config, record, validation, score });
   }
-  candidates.sort((a, b) => b.score - a.score || a.config.seed - b.config.seed);
+  candidates.sort((a, b) => b.score - a.score || sftSeed(a.config) - sftSeed(b.config));
   const chosen = candidates[0]!;
   for (const c of candidates) {
-    console.log(`${c === chosen ? "*" : " "} ${c.run} (seed ${c.config.seed}): ${c.score.toFixed(3)}`);
+    console.log(`${c === chosen ? "*" : " "} ${c.run} (SFT seed ${sftSeed(c.config)}): ${c.score.toFixed(3)}`);
   }
   await setBackend(chosen.config.backend);
   const { models } = await loadCheckpoint(`${chosen.run}/sft`, { trainable: false });
@@ -84,18 +85,17 @@ await runTask(TASK, async ({ flags, positionals }) => {
       new TextDecoder().decode(
         (await new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], stdout: "piped" }).output()).stdout,
       ).trim();
-    const preset = chosen.config.preset === "default" ? "" : ` --preset ${chosen.config.preset}`;
     const out = flags.out ?? RELEASE_DIR;
     const manifest = await writeRelease(out, model, tokenizer, {
-      command: `deno task train --stage sft${preset} --seed ${chosen.config.seed}`,
+      command: releaseCommand(chosen.config),
       commit,
-      seed: chosen.config.seed,
+      seed: sftSeed(chosen.config),
       sftSteps: Number(chosen.record.state.step),
       config: chosen.config,
       validation: chosen.validation,
       choice: {
         rule: RULE,
-        candidates: candidates.map((c) => ({ run: c.run, seed: c.config.seed, score: c.score })),
+        candidates: candidates.map((c) => ({ run: c.run, seed: sftSeed(c.config), score: c.score })),
       },
     }, sftRows);
     const bytes = Object.values(manifest.files).reduce((a, f) => a + f.bytes, 0);

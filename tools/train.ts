@@ -50,6 +50,12 @@ const TASK = {
       defaultText: "0",
       help: "seed of the world, SFT and RL (sft.seed, rl.seed: of one stage alone)",
     },
+    "sft-seed": {
+      type: "integer",
+      min: 0,
+      defaultText: "--seed's",
+      help: "seed of the SFT stage alone (sft.seed): repeats of the recipe on one world",
+    },
     name: { type: "string", value: "NAME", defaultText: "the preset's", help: "run name (the output is runs/NAME)" },
     out: { type: "string", value: "DIR", defaultText: "runs/NAME", help: "output directory" },
     config: {
@@ -97,7 +103,7 @@ const TASK = {
     "  deno task train --preset quick",
     "  deno task train --resume runs/quick",
     "  deno task train --from runs/quick --name lr3 --config lr.json",
-    "  deno task train --stage sft --seed 1 --name sft-s1      # the SFT recipe; then deno task release runs/sft-s*",
+    "  deno task train --stage sft --sft-seed 1 --name sft-r1   # the SFT recipe; then deno task release runs/sft-r*",
     "",
     "exit codes: 0 done, 130 interrupted (resumable), 2 bad flags or config, 1 bad or missing files.",
   ].join("\n"),
@@ -139,6 +145,7 @@ await runTask(TASK, async ({ flags }) => {
   }
   if (flags.backend !== undefined) overrides.backend = flags.backend as never;
   if (flags.seed !== undefined) overrides.seed = flags.seed;
+  if (flags["sft-seed"] !== undefined) overrides.sft = { ...overrides.sft, seed: flags["sft-seed"] };
   if (flags.name !== undefined) overrides.name = flags.name;
   const sftOnly = flags.stage === "sft";
   if ((flags["from-scratch"] || sftOnly) && baseRun !== undefined) {
@@ -204,7 +211,9 @@ await runTask(TASK, async ({ flags }) => {
   console.log(
     `mempo-lab: preset ${config.preset}, model ${config.model}, algorithms ${
       config.rl.algorithms.join(", ")
-    }, backend ${config.backend}, seed ${config.seed} → ${outDir}`,
+    }, backend ${config.backend}, seed ${config.seed}${
+      config.sft.seed === undefined ? "" : ` (SFT seed ${config.sft.seed})`
+    } → ${outDir}`,
   );
   if (fromDir !== undefined) {
     await branchRun(fromDir, outDir, config);
@@ -217,7 +226,7 @@ await runTask(TASK, async ({ flags }) => {
     const tokenizerText = await Deno.readTextFile(`${config.dataDir}/tokenizer.json`);
     const manifest = await startFromRelease(config.release!, outDir, config, tokenizerText);
     console.log(
-      `from the released SFT policy in ${config.release} (seed ${manifest.seed}, commit ${manifest.commit}; every ` +
+      `from the released SFT policy in ${config.release} (SFT seed ${manifest.seed}, commit ${manifest.commit}; every ` +
         `file's sha256 checked): RL starts from it`,
     );
   }

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ExperimentConfig } from "../config/experiment.ts";
+import { type ExperimentConfig, sftSeed } from "../config/experiment.ts";
 import { readHfModel, writeHfModel } from "../export/hf_model.ts";
 import { sha256 } from "../model/checkpoint.ts";
 import type { Model } from "../model/params.ts";
@@ -45,7 +45,7 @@ export interface ReleaseManifest {
   command: string;
   /** The commit of the code that trained it. */
   commit: string;
-  /** The run's seed (world, SFT). */
+  /** The SFT stage's seed (`sftSeed`: `sft.seed`, else the world's `seed`). */
   seed: number;
   /** SFT steps taken. */
   sftSteps: number;
@@ -57,6 +57,31 @@ export interface ReleaseManifest {
   choice?: { rule: string; candidates: { run: string; seed: number; score: number }[] };
   /** Every other file of the folder: bytes and SHA-256. */
   files: Record<string, { bytes: number; sha256: string }>;
+}
+
+/**
+ * The command that trains a run's SFT stage from scratch: its preset (when not
+ * the default), its world seed and, when set apart, its SFT seed.
+ *
+ * Source: this package (`deno task train --stage sft`).
+ *
+ * @param config The SFT run's config.
+ * @returns The command, as the manifest and README give it.
+ *
+ * @example The default preset's world with the recipe at SFT seed 2; the quick preset at seed 1
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "../config/experiment.ts";
+ * import { releaseCommand } from "./release.ts";
+ *
+ * assert.equal(releaseCommand(resolveConfig("default", { sft: { seed: 2 } })), "deno task train --stage sft --seed 0 --sft-seed 2");
+ * assert.equal(releaseCommand(resolveConfig("quick", { seed: 1 })), "deno task train --stage sft --preset quick --seed 1");
+ * ```
+ */
+export function releaseCommand(config: ExperimentConfig): string {
+  const preset = config.preset === "default" ? "" : ` --preset ${config.preset}`;
+  const sft = config.sft.seed === undefined ? "" : ` --sft-seed ${sftSeed(config)}`;
+  return `deno task train --stage sft${preset} --seed ${config.seed}${sft}`;
 }
 
 /** What {@linkcode writeRelease} is given besides the policy. */
@@ -110,7 +135,7 @@ function releaseReadme(p: ReleaseProvenance): string {
   return [
     "# The released SFT policy",
     "",
-    `The cold-start policy that \`deno task train\` starts its RL from: preset \`${p.config.preset}\`, seed ${p.seed}, ` +
+    `The cold-start policy that \`deno task train\` starts its RL from: preset \`${p.config.preset}\`, SFT seed ${p.seed}, ` +
     `${p.sftSteps} SFT steps, trained at commit ${p.commit} by`,
     "",
     "```sh",
@@ -131,7 +156,7 @@ function releaseReadme(p: ReleaseProvenance): string {
       ? [
         "",
         `Chosen by the rule: ${p.choice.rule}. Candidates: ` +
-        p.choice.candidates.map((c) => `${c.run} (seed ${c.seed}) ${c.score.toFixed(3)}`).join(", ") + ".",
+        p.choice.candidates.map((c) => `${c.run} (SFT seed ${c.seed}) ${c.score.toFixed(3)}`).join(", ") + ".",
       ]
       : []),
     "",

@@ -179,6 +179,7 @@ const CASES: [string, string[], number, RegExp, Record<string, string>?][] = [
   // [task, args, exit code, message, environment]
   ["tools/train.ts", ["--bogus"], 2, /^error: Unknown option '--bogus'\nusage: deno task train \[flags\]/],
   ["tools/train.ts", ["--seed=-1"], 2, /--seed must be an integer ≥ 0, current value is "-1"/],
+  ["tools/train.ts", ["--sft-seed", "x"], 2, /--sft-seed must be an integer ≥ 0, current value is "x"/],
   [
     "tools/train.ts",
     ["--preset", "huge"],
@@ -383,7 +384,21 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
     (await new Deno.Command(Deno.execPath(), { args: ["run", "-A", `${root}tools/train.ts`, "--help"] }).output())
       .stdout,
   );
-  for (const flag of ["preset", "algo", "backend", "seed", "name", "out", "config", "resume", "from", "help-config"]) {
+  for (
+    const flag of [
+      "preset",
+      "algo",
+      "backend",
+      "seed",
+      "sft-seed",
+      "name",
+      "out",
+      "config",
+      "resume",
+      "from",
+      "help-config",
+    ]
+  ) {
     assert.match(train, new RegExp(`\\n  --${flag}\\b`), flag);
   }
   assert.match(

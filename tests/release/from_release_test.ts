@@ -83,7 +83,7 @@ Deno.test("release: --stage sft, released, reproduced to the bit; RL from it; a 
   assert.equal(rl.code, 0, rl.stderr);
   assert.match(
     rl.stdout,
-    /from the released SFT policy in .*release \(seed 1, commit abc1234; every file's sha256 checked\)/,
+    /from the released SFT policy in .*release \(SFT seed 1, commit abc1234; every file's sha256 checked\)/,
   );
   const rows = (await Deno.readTextFile(`${tmp}/rl/metrics.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
   assert.equal(rows.filter((r) => r.stage === "sft").length, 12); // the release's SFT rows, then RL's
