@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type ExperimentConfig, sftSeed } from "../config/experiment.ts";
+import type { ExperimentConfig } from "../config/experiment.ts";
 import { readHfModel, writeHfModel } from "../export/hf_model.ts";
 import { sha256 } from "../model/checkpoint.ts";
 import type { Model } from "../model/params.ts";
@@ -80,7 +80,7 @@ export interface ReleaseManifest {
  */
 export function releaseCommand(config: ExperimentConfig): string {
   const preset = config.preset === "default" ? "" : ` --preset ${config.preset}`;
-  const sft = config.sft.seed === undefined ? "" : ` --sft-seed ${sftSeed(config)}`;
+  const sft = config.sft.seed === undefined ? "" : ` --sft-seed ${config.sft.seed}`;
   return `deno task train --stage sft${preset} --seed ${config.seed}${sft}`;
 }
 
