@@ -31,8 +31,21 @@ Deno.test("release: --stage sft, released, reproduced to the bit; RL from it; a 
   const tmp = await Deno.makeTempDir();
   const config = `${tmp}/small.json`;
   await Deno.writeTextFile(config, JSON.stringify({ ...SMALL, dataDir: `${tmp}/data` }));
-  const sft = (out: string) =>
-    task(["tools/train.ts", "--preset", "quick", "--stage", "sft", "--config", config, "--seed", "1", "--out", out]);
+  const sft = (out: string, ...flags: string[]) =>
+    task([
+      "tools/train.ts",
+      "--preset",
+      "quick",
+      "--stage",
+      "sft",
+      "--config",
+      config,
+      "--seed",
+      "1",
+      "--out",
+      out,
+      ...flags,
+    ]);
   const first = await sft(`${tmp}/sft-a`);
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, /the SFT policy on the validation sets: .*sft-a\/valid\/eval\.md/);
@@ -63,14 +76,19 @@ Deno.test("release: --stage sft, released, reproduced to the bit; RL from it; a 
   );
   assert.deepEqual(manifest.validation.map((r) => r.em), own.map((r: { em: number }) => r.em));
 
-  // the recipe again at the same seed: the same validation numbers and the same weights, to the bit
-  const second = await sft(`${tmp}/sft-b`);
+  // the recipe again at the same seed, named by --sft-seed this time (sft.seed 1 = the world's seed 1): the same
+  // validation numbers and the same weights, to the bit, and the flag in the run's config and the manifest's command
+  const second = await sft(`${tmp}/sft-b`, "--sft-seed", "1");
   assert.equal(second.code, 0, second.stderr);
   const validB = JSON.parse(await Deno.readTextFile(`${tmp}/sft-b/valid/eval.json`));
   assert.deepEqual(validB.rows.map((r: { em: number }) => r.em), validA.rows.map((r: { em: number }) => r.em));
   const again = await task(["tools/release.ts", `${tmp}/sft-b`, "--out", `${tmp}/release-b`, "--commit", "abc1234"]);
   assert.equal(again.code, 0, again.stderr);
   const manifestB = await verifyRelease(`${tmp}/release-b`);
+  assert.equal(JSON.parse(await Deno.readTextFile(`${tmp}/sft-b/config.json`)).sft.seed, 1);
+  assert.equal(JSON.parse(await Deno.readTextFile(`${tmp}/sft-a/config.json`)).sft.seed, undefined);
+  assert.equal(manifestB.command, "deno task train --stage sft --preset quick --seed 1 --sft-seed 1");
+  assert.equal(manifestB.seed, 1);
   assert.equal(manifestB.files["model.safetensors"]!.sha256, manifest.files["model.safetensors"]!.sha256);
 
   // the main job's path: RL from the release, then the evaluation
