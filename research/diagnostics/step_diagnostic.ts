@@ -3,13 +3,17 @@
  * Teacher-forced accuracy on the scripted teacher's turns, each learned token
  * labelled by the step it belongs to: the open objectives taken from the
  * question (first turn), carried from the previous memory, or the one
- * rewritten after a first hop; the answers carried or appended; the think,
- * the search and the final answer.
+ * rewritten after a first hop; the answers carried or appended (the read),
+ * or appended where the document just read also holds the decoy (the memory
+ * decision: the person's other city, which the cold-start teacher keeps
+ * instead at `sft.dropProbability`); the think, the search and the final
+ * answer.
  *
  * @module
  */
 import type { Tokenizer } from "../../lib/text/tokenizer.ts";
 import { parseStateMemory, type StateMemory } from "../../lib/env/teacher.ts";
+import { DECOY_RELATION, type Relation } from "../../lib/env/world.ts";
 import type { Model } from "../../lib/model/params.ts";
 import type { LmSequence } from "../../lib/train/collate.ts";
 import { type Hits, teacherForcedHits } from "./teacher_forced.ts";
@@ -21,6 +25,7 @@ export const STEP_KINDS = [
   "open next hop",
   "answers carried",
   "answer appended",
+  "memory decision",
   "separators",
   "think",
   "search",
@@ -67,6 +72,13 @@ export interface StepAccuracy {
  * assert.deepEqual(labels.map(([, s]) => s), [
  *   "open carried", "open carried", "separators", "answer appended", "think", "think", "search", "search",
  * ]);
+ * // the document also gives a's other city: appending x is the memory decision
+ * const tok2 = buildTokenizer(["a born lives x y | ."]);
+ * const read = "<mem> a born | </mem> <information> a born x . a lives y . </information> <mem>";
+ * const ids2 = encode(tok2, `${read} | x </mem>`).ids;
+ * const n2 = encode(tok2, read).ids.length;
+ * const labels2 = stepPositions(tok2, { tokens: ids2, lossMask: ids2.map((_, i) => (i >= n2 ? 1 : 0)) });
+ * assert.deepEqual(labels2.map(([, s]) => s), ["separators", "memory decision"]);
  * ```
  */
 export function stepPositions(tokenizer: Tokenizer, sequence: LmSequence): [number, StepKind][] {
@@ -93,7 +105,7 @@ function labelTurn(words: readonly string[], first: number, end: number, out: [n
   const closeMem = words.indexOf("</mem>", first);
   const memEnd = closeMem < 0 || closeMem >= end ? end : closeMem;
   const current = parseStateMemory(words.slice(first, memEnd));
-  labelMemory(words, first, memEnd, previous, current, out);
+  labelMemory(words, first, memEnd, previous, current, decisionWords(words, first), out);
   // think, search, final answer: their contents
   let tag: string | undefined;
   for (let i = memEnd + 1; i < end; i++) {
@@ -108,6 +120,30 @@ function labelTurn(words: readonly string[], first: number, end: number, out: [n
   }
 }
 
+/**
+ * The objects of the facts of the last document read before `first` whose subject the document also gives the decoy
+ * relation of ({@linkcode DECOY_RELATION}: born and lives): the words an appended answer is a memory decision between.
+ */
+function decisionWords(words: readonly string[], first: number): Set<string> {
+  const open = words.lastIndexOf("<information>", first - 1);
+  const out = new Set<string>();
+  if (open < 0) return out;
+  const close = words.indexOf("</information>", open);
+  // sentences end at "."; a fact is a sentence's last three words (after a `[ doc N ]` marker)
+  const facts: string[][] = [];
+  let sentence: string[] = [];
+  for (const w of words.slice(open + 1, close < 0 || close > first ? first : close)) {
+    if (w !== ".") sentence.push(w);
+    else if (sentence.length >= 3) facts.push(sentence.slice(-3)), sentence = [];
+    else sentence = [];
+  }
+  for (const [s, r, o] of facts) {
+    const other = DECOY_RELATION[r as Relation];
+    if (other !== undefined && facts.some((f) => f[0] === s && f[1] === other)) out.add(o!);
+  }
+  return out;
+}
+
 /** The memory's words: the open items, then the answers (`"state-relations"`, with or without `;`). */
 function labelMemory(
   words: readonly string[],
@@ -115,6 +151,7 @@ function labelMemory(
   memEnd: number,
   previous: StateMemory | undefined,
   current: StateMemory,
+  decisions: ReadonlySet<string>,
   out: [number, StepKind][],
 ): void {
   // the head (the first open item) was rewritten (a first hop read) when the open list kept its length; a pop
@@ -143,7 +180,8 @@ function labelMemory(
     current.answers.forEach((_, j) => {
       const appended = previous === undefined || j >= current.answers.length - fresh;
       separators();
-      out.push([i++, appended ? "answer appended" : "answers carried"]);
+      const step = !appended ? "answers carried" : decisions.has(words[i]!) ? "memory decision" : "answer appended";
+      out.push([i++, step]);
     });
   openItems();
   answers();

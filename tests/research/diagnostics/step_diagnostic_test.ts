@@ -143,3 +143,34 @@ Deno.test("stepAccuracy(): scores each labelled token once; the memory's steps a
   assert.equal(memSteps, mem - 2 * turns); // copyAccuracy also scores each turn's </mem> and <think> as mem tokens
   model.dispose();
 });
+
+Deno.test("stepPositions(): with two cities a person, the answer appended from a document that holds both is the memory decision", async () => {
+  const twoCities = await Deno.makeTempDir();
+  await buildData(twoCities, 8, {
+    trainCount: 4,
+    testCount: 8,
+    testObjectives: [2],
+    sizes: { distractors: 0, lives: 1 },
+  });
+  const d = await loadData(twoCities);
+  const { sequences, episodes } = await teacherDemonstrations(d, {
+    count: 8,
+    dropProbability: 0,
+    seed: 0,
+    policies: ["memory"],
+    maxTurnTokens: 64,
+    records: d.test.get(2)!,
+  });
+  const counts = new Map<string, number>();
+  for (const s of sequences) {
+    for (const [, step] of stepPositions(d.tokenizer, s)) counts.set(step, (counts.get(step) ?? 0) + 1);
+  }
+  // one decision per objective whose last hop has a decoy; every other objective's answer is a read
+  const decisions = episodes.reduce(
+    (n, e) => n + e.task.subQuestions!.filter((q) => q.hops.at(-1)!.decoy !== undefined).length,
+    0,
+  );
+  assert.ok(decisions > 0 && decisions < 8 * 2, `${decisions} decisions`);
+  assert.equal(counts.get("memory decision"), decisions);
+  assert.equal((counts.get("answer appended") ?? 0) + decisions, 8 * 2);
+});
