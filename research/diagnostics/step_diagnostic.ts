@@ -133,9 +133,12 @@ function decisionWords(words: readonly string[], first: number): Set<string> {
   const facts: string[][] = [];
   let sentence: string[] = [];
   for (const w of words.slice(open + 1, close < 0 || close > first ? first : close)) {
-    if (w !== ".") sentence.push(w);
-    else if (sentence.length >= 3) facts.push(sentence.slice(-3)), sentence = [];
-    else sentence = [];
+    if (w !== ".") {
+      sentence.push(w);
+      continue;
+    }
+    if (sentence.length >= 3) facts.push(sentence.slice(-3));
+    sentence = [];
   }
   for (const [s, r, o] of facts) {
     const other = DECOY_RELATION[r as Relation];

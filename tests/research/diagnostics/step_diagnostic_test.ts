@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { buildData, loadData } from "../../../lib/data/build.ts";
+import { buildData, loadData, type LoadedData } from "../../../lib/data/build.ts";
+import type { LmSequence } from "../../../lib/train/collate.ts";
 import { buildTokenizer, encode } from "../../../lib/text/tokenizer.ts";
 import { teacherDemonstrations } from "../../../lib/train/demos.ts";
 import { modelPreset } from "../../../lib/model/config.ts";
@@ -16,25 +17,33 @@ await buildData(dir, 8, {
   sizes: { distractors: 0 },
 });
 const data = await loadData(dir);
-const demos = (memory: MemoryFormat) =>
-  teacherDemonstrations(data, {
-    count: 5,
+/** The teacher's memory-context turns (no drops) on the test set of `objectives` of `d`. */
+const teacherTurns = (d: LoadedData, objectives: number, memory?: MemoryFormat) =>
+  teacherDemonstrations(d, {
+    count: d.test.get(objectives)!.length,
     dropProbability: 0,
     seed: 0,
     policies: ["memory"],
     maxTurnTokens: 64,
-    records: data.test.get(3)!,
-    memory,
+    records: d.test.get(objectives)!,
+    ...(memory ? { memory } : {}),
   });
+const demos = (memory: MemoryFormat) => teacherTurns(data, 3, memory);
+
+/** Labelled positions per step over the sequences. */
+function stepCounts(tokenizer: LoadedData["tokenizer"], sequences: readonly LmSequence[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const s of sequences) {
+    for (const [, step] of stepPositions(tokenizer, s)) counts.set(step, (counts.get(step) ?? 0) + 1);
+  }
+  return counts;
+}
 const { sequences, episodes } = await demos("state-relations");
 
 for (const memory of MEMORY_FORMATS) {
   Deno.test(`stepPositions(): each step of the ${memory} memory's operation, counted on teacher episodes of 3 objectives`, async () => {
     const { sequences, episodes } = await demos(memory);
-    const counts = new Map<string, number>();
-    for (const s of sequences) {
-      for (const [, step] of stepPositions(data.tokenizer, s)) counts.set(step, (counts.get(step) ?? 0) + 1);
-    }
+    const counts = stepCounts(data.tokenizer, sequences);
     const subs = episodes.map((e) => e.task.subQuestions!);
     const hops = subs.map((qs) => qs.reduce((n, q) => n + q.hops.length, 0));
     const twoHop = subs.map((qs) => qs.filter((q) => q.hops.length === 2).length);
@@ -153,18 +162,9 @@ Deno.test("stepPositions(): with two cities a person, the answer appended from a
     sizes: { distractors: 0, lives: 1 },
   });
   const d = await loadData(twoCities);
-  const { sequences, episodes } = await teacherDemonstrations(d, {
-    count: 8,
-    dropProbability: 0,
-    seed: 0,
-    policies: ["memory"],
-    maxTurnTokens: 64,
-    records: d.test.get(2)!,
-  });
-  const counts = new Map<string, number>();
-  for (const s of sequences) {
-    for (const [, step] of stepPositions(d.tokenizer, s)) counts.set(step, (counts.get(step) ?? 0) + 1);
-  }
+  const { sequences, episodes } = await teacherTurns(d, 2);
+  assert.equal(episodes.length, 8);
+  const counts = stepCounts(d.tokenizer, sequences);
   // one decision per objective whose last hop has a decoy; every other objective's answer is a read
   const decisions = episodes.reduce(
     (n, e) => n + e.task.subQuestions!.filter((q) => q.hops.at(-1)!.decoy !== undefined).length,
