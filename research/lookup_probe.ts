@@ -1,6 +1,6 @@
-// `deno run -A research/lookup_probe.ts runs/NAME [--policy sft|mempo|grpo|ppo]`:
-// how a run's policy does each step of the teacher's state memory. On the scripted teacher's turns of every test set
-// (memory context, no drops, the evaluation's questions), per test set: the teacher-forced accuracy of each step of the
+// `deno run -A research/lookup_probe.ts runs/NAME [--policy sft|mempo|grpo|ppo] [--split test|valid|train]`:
+// how a run's policy does each step of the teacher's state memory. On the scripted teacher's turns of every set of the
+// split (memory context, no drops, the evaluation's questions), per set: the teacher-forced accuracy of each step of the
 // memory's per-turn operation (stepAccuracy, as diagnostics.md's step table); whole turns generated greedily from the
 // teacher's context, and where the episodes leave the teacher's path (teacherPath); the first turn's extraction of the
 // open objectives by place in the list (extractionByPlace); and what it predicts at each answer the memory carries or
@@ -9,6 +9,7 @@
 // memory, the think lookups of the chain memory on lengthened questions) left it; commit dbd8926 has them
 // (docs/design.md#retired).
 import { readRunConfig } from "../lib/config/run_config.ts";
+import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
 import { openRun } from "../lib/pipeline/open_run.ts";
@@ -38,13 +39,20 @@ const TASK = {
       value: "NAME",
       help: "which checkpoint",
     },
+    split: {
+      type: "string",
+      value: "SPLIT",
+      choices: DATA_SPLITS,
+      default: "test",
+      help: "the sets probed: test, valid or train (as deno task diagnose)",
+    },
   },
 } as const;
 
 await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
   const config = await readRunConfig(dir);
-  const { data, load } = await openRun(dir, config);
+  const { data, load } = await openRun(dir, config, { split: flags.split as DataSplit });
   const names = new Set(data.corpus.map((d) => d.id));
   const model = await load(flags.policy);
   const memory = teacherMemory(config);
@@ -53,7 +61,9 @@ await runTask(TASK, async ({ flags, positionals }) => {
     maxTurnTokens: config.eval.maxTurnTokens,
     maxPositions: model.config.maxPositions,
   };
-  console.log(`${dir} (${flags.policy}): teacher-forced accuracy of each step of the state memory, % right (tokens)`);
+  console.log(
+    `${dir} (${flags.policy}, ${flags.split} sets): teacher-forced accuracy of each step of the state memory, % right (tokens)`,
+  );
   for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
     const { sequences, episodes } = await probeEpisodes(data, set.slice(0, config.eval.questions), {
       ...probe,

@@ -8,7 +8,9 @@
  * learned the list's length from short training lists ends it too early
  * (`|`); one that loses its place writes another answer of the list, or a
  * word of the objective in progress; one that copies the list and misses the
- * edit ends it where the new answer goes.
+ * edit ends it where the new answer goes; one that reads the wrong fact
+ * writes another word of the document that holds the answer (its other
+ * relation, or its subject) or a word of another document of the results.
  *
  * @module
  */
@@ -27,6 +29,8 @@ export const CARRY_OUTCOMES = [
   "answer earlier in the list",
   "answer later in the list",
   "word of an open objective",
+  "other word of the answer's document",
+  "word of another result",
   "other word of the context",
   "word not in the context",
 ] as const;
@@ -44,7 +48,8 @@ export type CarryOutcome = typeof CARRY_OUTCOMES[number];
  * @param predicted The word predicted.
  * @param wanted The teacher's word.
  * @param previous The previous memory's open items and answers.
- * @param context The words before the position.
+ * @param context The words before the position (the results just read: its last `<information>` block, whose
+ *   documents each start with `[`).
  * @returns The outcome.
  *
  * @example
@@ -53,12 +58,18 @@ export type CarryOutcome = typeof CARRY_OUTCOMES[number];
  * import { carryOutcome } from "./carry_errors.ts";
  *
  * const previous = { open: [["olvan", "born"]], answers: ["kalmar", "tesla", "brubrar"] };
- * const context = ["<mem>", "olvan", "born", "|", "kalmar", "tesla", "brubrar", "</mem>", "x", "<mem>", "|", "kalmar"];
+ * const context = [
+ *   ...["<mem>", "olvan", "born", "|", "kalmar", "tesla", "brubrar", "</mem>", "x"],
+ *   ...["<information>", "[", "doc", "1", "]", "olvan", "born", "tesla", ".", "olvan", "lives", "tizel", "."],
+ *   ...["[", "doc", "2", "]", "gedam", "located", "zuvi", ".", "</information>", "<mem>", "|", "kalmar"],
+ * ];
  * assert.equal(carryOutcome("tesla", "tesla", previous, context), "right");
  * assert.equal(carryOutcome("|", "tesla", previous, context), "list ended (|)");
  * assert.equal(carryOutcome("brubrar", "tesla", previous, context), "answer later in the list");
  * assert.equal(carryOutcome("kalmar", "tesla", previous, context), "answer earlier in the list");
  * assert.equal(carryOutcome("olvan", "tesla", previous, context), "word of an open objective");
+ * assert.equal(carryOutcome("tizel", "tesla", previous, context), "other word of the answer's document");
+ * assert.equal(carryOutcome("zuvi", "tesla", previous, context), "word of another result");
  * assert.equal(carryOutcome("x", "tesla", previous, context), "other word of the context");
  * assert.equal(carryOutcome("zorbex", "tesla", previous, context), "word not in the context");
  * assert.equal(carryOutcome("brubrar", "olvan", previous, context), "answer earlier in the list"); // an appended answer
@@ -78,6 +89,19 @@ export function carryOutcome(
   const want = previous.answers.indexOf(wanted);
   if (at >= 0) return at < want || want < 0 ? "answer earlier in the list" : "answer later in the list";
   if (previous.open.some((item) => item.includes(predicted))) return "word of an open objective";
+  const start = context.lastIndexOf("<information>");
+  const end = context.indexOf("</information>", start);
+  if (start >= 0) {
+    // the results' documents, each from its `[`; the answer's is the one that holds the wanted word
+    const docs: string[][] = [];
+    for (const w of context.slice(start + 1, end < 0 ? undefined : end)) {
+      if (w === "[" || docs.length === 0) docs.push([]);
+      docs.at(-1)!.push(w);
+    }
+    const own = docs.find((d) => d.includes(wanted));
+    if (own?.includes(predicted)) return "other word of the answer's document";
+    if (docs.some((d) => d !== own && d.includes(predicted))) return "word of another result";
+  }
   return context.includes(predicted) ? "other word of the context" : "word not in the context";
 }
 
