@@ -9,6 +9,9 @@
 // memory, the think lookups of the chain memory on lengthened questions) left it; commit dbd8926 has them
 // (docs/design.md#retired).
 import { readRunConfig } from "../lib/config/run_config.ts";
+import { UsageError } from "../lib/errors.ts";
+import { newcombeDifference, wilsonInterval } from "../lib/eval/proportion_interval.ts";
+import type { LmSequence } from "../lib/train/collate.ts";
 import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
@@ -18,7 +21,7 @@ import { stepAccuracy } from "./diagnostics/step_diagnostic.ts";
 import { AFTER_KINDS, afterKind, pathCells, teacherPath, TURN_PARTS } from "./diagnostics/teacher_path.ts";
 import { extractionByPlace } from "./diagnostics/extraction.ts";
 import type { Hits } from "./diagnostics/teacher_forced.ts";
-import { CARRY_OUTCOMES, carryRecords } from "./diagnostics/carry_errors.ts";
+import { CARRY_OUTCOMES, type CarryRecord, carryRecords } from "./diagnostics/carry_errors.ts";
 
 /** A share of hits in whole percent, or "–" when none was scored. */
 const pct = (h: Hits) => pathPct(h.correct, h.total);
@@ -46,6 +49,12 @@ const TASK = {
       default: "test",
       help: "the sets probed: test, valid or train (as deno task diagnose)",
     },
+    baseline: {
+      type: "string",
+      value: "RUN",
+      help: "a run of the same world whose policy (--policy) is probed on the same positions: the difference of the " +
+        "read's share right on documents of two facts, pooled over the sets, with its 95 % interval (Newcombe)",
+    },
   },
 } as const;
 
@@ -64,11 +73,15 @@ await runTask(TASK, async ({ flags, positionals }) => {
   console.log(
     `${dir} (${flags.policy}, ${flags.split} sets): teacher-forced accuracy of each step of the state memory, % right (tokens)`,
   );
+  // every set's probe sequences and appended answers, for the pooled read and the baseline
+  const probed: LmSequence[] = [];
+  const read: CarryRecord[] = [];
   for (const [k, set] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
     const { sequences, episodes } = await probeEpisodes(data, set.slice(0, config.eval.questions), {
       ...probe,
       memory,
     });
+    probed.push(...sequences);
     const cells = await stepAccuracy(model, data.tokenizer, sequences);
     console.log(
       `${k} objectives, steps  ` +
@@ -94,6 +107,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     );
     // what it writes instead of a carried answer, and of the one appended
     const carryAll = await carryRecords(model, data.tokenizer, sequences);
+    read.push(...carryAll.filter((r) => r.step === "answer appended"));
     for (const step of ["answers carried", "answer appended"] as const) {
       const records = carryAll.filter((r) => r.step === step);
       if (records.length === 0) continue;
@@ -104,13 +118,16 @@ await runTask(TASK, async ({ flags, positionals }) => {
           CARRY_OUTCOMES.map((o) => `${o} ${share(o)}%`).join("  ")
         }`,
       );
-      // right per length of the list before it (the list copied, or the one the answer extends)
-      const lengths = [...new Set(records.map((r) => r.listLength))].sort((a, b) => a - b);
-      const right = (n: number) => {
-        const of = records.filter((r) => r.listLength === n);
-        return `${n}: ${of.filter((r) => r.outcome === "right").length}/${of.length}`;
-      };
-      console.log(`${k} objectives, at ${where}, right by the list's length  ${lengths.map(right).join("  ")}`);
+      // right per value of a key: `n: right/of` for each value, ascending
+      const rightBy = (key: (r: CarryRecord) => number) =>
+        [...new Set(records.map(key))].sort((a, b) => a - b).map((n) => {
+          const of = records.filter((r) => key(r) === n);
+          return `${n}: ${of.filter((r) => r.outcome === "right").length}/${of.length}`;
+        }).join("  ");
+      // the length of the list before it (the list copied, or the one the answer extends)
+      console.log(`${k} objectives, at ${where}, right by the list's length  ${rightBy((r) => r.listLength)}`);
+      // the facts the answer's document states: 2 asks the read to tell a subject's relations apart
+      console.log(`${k} objectives, at ${where}, right by the document's facts  ${rightBy((r) => r.documentFacts)}`);
       // the word it ranks first once `|` is ruled out
       const unlessEnded = records.filter((r) => r.rightWithoutEnd).length;
       console.log(
@@ -119,4 +136,49 @@ await runTask(TASK, async ({ flags, positionals }) => {
     }
   }
   model.dispose();
+  // the read pooled over the sets, by the facts its document states
+  console.log(`all sets, the read by the document's facts  ${readCells(read).map(shareCell).join("  ")}`);
+  if (flags.baseline === undefined) return;
+  const baseConfig = await readRunConfig(flags.baseline);
+  const base = await openRun(flags.baseline, baseConfig, { split: flags.split as DataSplit });
+  if (base.data.tokenizer.tokens.join(" ") !== data.tokenizer.tokens.join(" ")) {
+    throw new UsageError(
+      `Invalid --baseline: ${flags.baseline}'s tokenizer differs from ${dir}'s (another world), current value is ` +
+        flags.baseline,
+    );
+  }
+  const baseModel = await base.load(flags.policy);
+  try {
+    const baseRead = (await carryRecords(baseModel, data.tokenizer, probed)).filter((r) =>
+      r.step === "answer appended"
+    );
+    const [ours, theirs] = [read, baseRead].map((rs) => readCells(rs).find((c) => c.facts === 2));
+    if (ours === undefined || theirs === undefined) return console.log("no read from a document of two facts");
+    const d = newcombeDifference(ours.right, ours.of, theirs.right, theirs.of);
+    console.log(
+      `all sets, the read on documents of two facts: ${dir} ${shareCell(ours)}, ${flags.baseline} ` +
+        `${shareCell(theirs)}; difference ${signed(d.estimate)} [${signed(d.low)}, ${signed(d.high)}] (95 %, Newcombe)`,
+    );
+  } finally {
+    baseModel.dispose();
+  }
 });
+
+/** The appended answers right and probed, per number of facts their document states, ascending. */
+function readCells(records: readonly CarryRecord[]): { facts: number; right: number; of: number }[] {
+  return [...new Set(records.map((r) => r.documentFacts))].sort((a, b) => a - b).map((facts) => {
+    const of = records.filter((r) => r.documentFacts === facts);
+    return { facts, right: of.filter((r) => r.outcome === "right").length, of: of.length };
+  });
+}
+
+/** `facts: right/of (share, [low, high] 95 % Wilson)`. */
+function shareCell(c: { facts: number; right: number; of: number }): string {
+  const w = wilsonInterval(c.right, c.of);
+  return `${c.facts}: ${c.right}/${c.of} (${w.estimate.toFixed(2)} [${w.low.toFixed(2)}, ${w.high.toFixed(2)}])`;
+}
+
+/** A difference with its sign, two decimals. */
+function signed(x: number): string {
+  return `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`;
+}

@@ -18,7 +18,7 @@ import type { Tokenizer } from "../../lib/text/tokenizer.ts";
 import { parseStateMemory } from "../../lib/env/teacher.ts";
 import type { Model } from "../../lib/model/params.ts";
 import type { LmSequence } from "../../lib/train/collate.ts";
-import { stepPositions } from "./step_diagnostic.ts";
+import { resultFacts, stepPositions } from "./step_diagnostic.ts";
 import { teacherForcedArgmaxes } from "./teacher_forced.ts";
 
 /** What the policy predicts at a carried answer, in the order they are reported. */
@@ -89,20 +89,30 @@ export function carryOutcome(
   const want = previous.answers.indexOf(wanted);
   if (at >= 0) return at < want || want < 0 ? "answer earlier in the list" : "answer later in the list";
   if (previous.open.some((item) => item.includes(predicted))) return "word of an open objective";
-  const start = context.lastIndexOf("<information>");
-  const end = context.indexOf("</information>", start);
-  if (start >= 0) {
-    // the results' documents, each from its `[`; the answer's is the one that holds the wanted word
-    const docs: string[][] = [];
-    for (const w of context.slice(start + 1, end < 0 ? undefined : end)) {
-      if (w === "[" || docs.length === 0) docs.push([]);
-      docs.at(-1)!.push(w);
-    }
-    const own = docs.find((d) => d.includes(wanted));
-    if (own?.includes(predicted)) return "other word of the answer's document";
-    if (docs.some((d) => d !== own && d.includes(predicted))) return "word of another result";
-  }
+  const docs = lastResults(context);
+  const own = docs.find((d) => d.includes(wanted));
+  if (own?.includes(predicted)) return "other word of the answer's document";
+  if (docs.some((d) => d !== own && d.includes(predicted))) return "word of another result";
   return context.includes(predicted) ? "other word of the context" : "word not in the context";
+}
+
+/** The documents of the last `<information>` block of `context` (each from its `[`), as word lists. */
+function lastResults(context: readonly string[]): string[][] {
+  const start = context.lastIndexOf("<information>");
+  if (start < 0) return [];
+  const end = context.indexOf("</information>", start);
+  const docs: string[][] = [];
+  for (const w of context.slice(start + 1, end < 0 ? undefined : end)) {
+    if (w === "[" || docs.length === 0) docs.push([]);
+    docs.at(-1)!.push(w);
+  }
+  return docs;
+}
+
+/** How many of `facts` state the subject of the one whose object is `wanted` (0 where none has it as object). */
+function subjectFacts(facts: readonly string[][], wanted: string): number {
+  const own = facts.find((f) => f[2] === wanted);
+  return own === undefined ? 0 : facts.filter((f) => f[0] === own[0]).length;
 }
 
 /** The memory steps {@linkcode carryRecords} sorts: the answers copied and the one appended. */
@@ -116,6 +126,12 @@ export interface CarryRecord {
   outcome: CarryOutcome;
   /** How many answers the previous memory carries (the list the position copies or extends). */
   listLength: number;
+  /**
+   * How many facts the answer's document states of the answer's subject (the last results' fact whose object is the
+   * teacher's word): 1 for a film's director or a country's capital, 2 for a company's or a person's (the read must
+   * tell the subject's relations apart); 0 where no fact of the last results has it (an answer found earlier).
+   */
+  documentFacts: number;
   /**
    * Whether the policy's best word other than `|` is the teacher's: right wherever it does not end the list
    * (false where the vocabulary has no `|`).
@@ -147,7 +163,7 @@ export interface CarryRecord {
  * import { createModel } from "../../lib/model/params.ts";
  * import { carryRecords } from "./carry_errors.ts";
  *
- * const tok = buildTokenizer(["a b c x born |"]);
+ * const tok = buildTokenizer(["a b c x born | ."]);
  * const model = createModel(modelPreset("tiny", tok.size), { seed: 1 });
  * const context = "<mem> x born | a b </mem> <information> x born c . </information> <mem>";
  * const ids = encode(tok, `${context} | a b c </mem>`).ids;
@@ -155,6 +171,8 @@ export interface CarryRecord {
  * const seq = { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) };
  * const records = await carryRecords(model, tok, [seq]);
  * assert.deepEqual(records.map((r) => [r.step, r.listLength]), [["answers carried", 2], ["answers carried", 2], ["answer appended", 2]]);
+ * // c is read from a document of one fact; a and b are in no document of the results
+ * assert.deepEqual(records.map((r) => r.documentFacts), [0, 0, 1]);
  * // ruling out `|` changes nothing where the policy did not write it
  * for (const r of records) if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
  * model.dispose();
@@ -193,6 +211,7 @@ export async function carryRecords(
         step,
         outcome: carryOutcome(got, words[i]!, previous, words.slice(0, i)),
         listLength: previous.answers.length,
+        documentFacts: subjectFacts(resultFacts(words, i), words[i]!),
         rightWithoutEnd: unlessEnded !== undefined && unlessEnded[n]![i] === s.tokens[i],
       });
     }

@@ -121,15 +121,29 @@ function labelTurn(words: readonly string[], first: number, end: number, out: [n
 }
 
 /**
- * The objects of the facts of the last document read before `first` whose subject the document also gives the decoy
- * relation of ({@linkcode DECOY_RELATION}: born and lives): the words an appended answer is a memory decision between.
+ * The facts `[s, r, o]` of the last results read before `first` (the last `<information>` block): each sentence's
+ * last three words, after any `[ doc N ]` marker.
+ *
+ * Source: this package (the corpus' sentences, `buildCorpus`).
+ *
+ * @param words A sequence's words.
+ * @param first The position the results precede.
+ * @returns The facts, in reading order ([] where no results precede `first`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resultFacts } from "./step_diagnostic.ts";
+ *
+ * const words = "<information> [ doc 1 ] a born x . a lives y . [ doc 2 ] b director a . </information> <mem>".split(" ");
+ * assert.deepEqual(resultFacts(words, words.length), [["a", "born", "x"], ["a", "lives", "y"], ["b", "director", "a"]]);
+ * assert.deepEqual(resultFacts(words, 0), []);
+ * ```
  */
-function decisionWords(words: readonly string[], first: number): Set<string> {
+export function resultFacts(words: readonly string[], first: number): string[][] {
   const open = words.lastIndexOf("<information>", first - 1);
-  const out = new Set<string>();
-  if (open < 0) return out;
+  if (open < 0) return [];
   const close = words.indexOf("</information>", open);
-  // sentences end at "."; a fact is a sentence's last three words (after a `[ doc N ]` marker)
   const facts: string[][] = [];
   let sentence: string[] = [];
   for (const w of words.slice(open + 1, close < 0 || close > first ? first : close)) {
@@ -140,6 +154,16 @@ function decisionWords(words: readonly string[], first: number): Set<string> {
     if (sentence.length >= 3) facts.push(sentence.slice(-3));
     sentence = [];
   }
+  return facts;
+}
+
+/**
+ * The objects of the facts of the last results read before `first` whose subject they also give the decoy relation
+ * of ({@linkcode DECOY_RELATION}: born and lives): the words an appended answer is a memory decision between.
+ */
+function decisionWords(words: readonly string[], first: number): Set<string> {
+  const facts = resultFacts(words, first);
+  const out = new Set<string>();
   for (const [s, r, o] of facts) {
     const other = DECOY_RELATION[r as Relation];
     if (other !== undefined && facts.some((f) => f[0] === s && f[1] === other)) out.add(o!);

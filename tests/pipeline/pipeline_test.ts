@@ -163,6 +163,22 @@ Deno.test("research/lookup_probe.ts on the quick run (state memory): one line pe
   assert.equal(usage.code, 2);
 });
 
+Deno.test("research/lookup_probe.ts --baseline: the read pooled by the document's facts, and against itself a difference of 0 whose interval spans it", async () => {
+  const tool = new URL("../../research/lookup_probe.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", tool, full, "--baseline", full] })
+    .output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  // the quick world's companies state a founder and a headquarters: reads from documents of one and of two facts
+  const pooled = text.split("\n").find((l) => l.startsWith("all sets, the read by the document's facts"));
+  assert.match(pooled ?? text, / {2}1: (\d+)\/(\d+) \(.* {2}2: (\d+)\/(\d+) \(/);
+  const d = text.match(/difference ([+−])(\d\.\d\d) \[([+−])(\d\.\d\d), ([+−])(\d\.\d\d)\]/);
+  assert.ok(d !== null, text);
+  assert.equal(d[2], "0.00");
+  // the interval spans 0: its low end is negative (or 0 where every read is right or wrong), its high end positive
+  assert.ok((d[3] === "−" || d[4] === "0.00") && (d[5] === "+" || d[6] === "0.00"), d[0]);
+});
+
 Deno.test("pipeline: resuming a run whose data was rebuilt with another tokenizer fails before any training", async () => {
   const dir = await Deno.makeTempDir();
   const other = tokenizerToJson(buildTokenizer(["words of another data build"]));

@@ -48,6 +48,9 @@ Deno.test("carryErrors(): one outcome per carried answer of state-relations-bare
     const records = all.filter((r) => r.step === "answer appended");
     assert.deepEqual(records.map((r) => r.listLength).sort(), [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]);
     assert.equal(records.filter((r) => r.outcome === "right").length, appended.right);
+    // each appended answer is read from a document of the last results: one fact (a director's, a capital's) or two
+    // (a company's founder and headquarters)
+    assert.deepEqual([...new Set(records.map((r) => r.documentFacts))].sort(), [1, 2]);
     // ruling out `|` changes the prediction only where it was `|`
     for (const r of all) {
       if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
