@@ -52,8 +52,16 @@ const TASK = {
     baseline: {
       type: "string",
       value: "RUN",
-      help: "a run of the same world whose policy (--policy) is probed on the same positions: the difference of the " +
-        "read's share right on documents of two facts, pooled over the sets, with its 95 % interval (Newcombe)",
+      help:
+        "a run of the same world whose policy (--baseline-policy) is probed on the same positions: the difference " +
+        "of the read's share right on documents of two facts, pooled over the sets, with its 95 % interval (Newcombe)",
+    },
+    "baseline-policy": {
+      type: "string",
+      choices: ["sft", ...ALGORITHMS],
+      default: "sft",
+      value: "NAME",
+      help: "the baseline's checkpoint",
     },
   },
 } as const;
@@ -147,7 +155,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
         flags.baseline,
     );
   }
-  const baseModel = await base.load(flags.policy);
+  const baseModel = await base.load(flags["baseline-policy"]);
   try {
     const baseRead = (await carryRecords(baseModel, data.tokenizer, probed)).filter((r) =>
       r.step === "answer appended"
@@ -156,7 +164,8 @@ await runTask(TASK, async ({ flags, positionals }) => {
     if (ours === undefined || theirs === undefined) return console.log("no read from a document of two facts");
     const d = newcombeDifference(ours.right, ours.of, theirs.right, theirs.of);
     console.log(
-      `all sets, the read on documents of two facts: ${dir} ${shareCell(ours)}, ${flags.baseline} ` +
+      `all sets, the read on documents of two facts: ${dir} (${flags.policy}) ${shareCell(ours)}, ${flags.baseline} ` +
+        `(${flags["baseline-policy"]}) ` +
         `${shareCell(theirs)}; difference ${signed(d.estimate)} [${signed(d.low)}, ${signed(d.high)}] (95 %, Newcombe)`,
     );
   } finally {
