@@ -10,7 +10,7 @@
 // (docs/design.md#retired).
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { UsageError } from "../lib/errors.ts";
-import { newcombeDifference, wilsonInterval } from "../lib/eval/proportion_interval.ts";
+import { newcombePairedDifference, wilsonInterval } from "../lib/eval/proportion_interval.ts";
 import type { LmSequence } from "../lib/train/collate.ts";
 import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
 import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
@@ -126,16 +126,12 @@ await runTask(TASK, async ({ flags, positionals }) => {
           CARRY_OUTCOMES.map((o) => `${o} ${share(o)}%`).join("  ")
         }`,
       );
-      // right per value of a key: `n: right/of` for each value, ascending
-      const rightBy = (key: (r: CarryRecord) => number) =>
-        [...new Set(records.map(key))].sort((a, b) => a - b).map((n) => {
-          const of = records.filter((r) => key(r) === n);
-          return `${n}: ${of.filter((r) => r.outcome === "right").length}/${of.length}`;
-        }).join("  ");
+      const cells = (key: (r: CarryRecord) => number) =>
+        rightCells(records, key).map((c) => `${c.value}: ${c.right}/${c.of}`).join("  ");
       // the length of the list before it (the list copied, or the one the answer extends)
-      console.log(`${k} objectives, at ${where}, right by the list's length  ${rightBy((r) => r.listLength)}`);
+      console.log(`${k} objectives, at ${where}, right by the list's length  ${cells((r) => r.listLength)}`);
       // the facts the answer's document states: 2 asks the read to tell a subject's relations apart
-      console.log(`${k} objectives, at ${where}, right by the document's facts  ${rightBy((r) => r.documentFacts)}`);
+      console.log(`${k} objectives, at ${where}, right by the document's facts  ${cells((r) => r.documentFacts)}`);
       // the word it ranks first once `|` is ruled out
       const unlessEnded = records.filter((r) => r.rightWithoutEnd).length;
       console.log(
@@ -145,46 +141,62 @@ await runTask(TASK, async ({ flags, positionals }) => {
   }
   model.dispose();
   // the read pooled over the sets, by the facts its document states
-  console.log(`all sets, the read by the document's facts  ${readCells(read).map(shareCell).join("  ")}`);
+  const pooled = rightCells(read, (r) => r.documentFacts).map(shareCell).join("  ");
+  console.log(`all sets, the read by the document's facts  ${pooled}`);
   if (flags.baseline === undefined) return;
   const baseConfig = await readRunConfig(flags.baseline);
   const base = await openRun(flags.baseline, baseConfig, { split: flags.split as DataSplit });
   if (base.data.tokenizer.tokens.join(" ") !== data.tokenizer.tokens.join(" ")) {
     throw new UsageError(
-      `Invalid --baseline: ${flags.baseline}'s tokenizer differs from ${dir}'s (another world), current value is ` +
-        flags.baseline,
+      `Invalid --baseline: its tokenizer differs from ${dir}'s (another world), current value is ${flags.baseline}`,
     );
   }
   const baseModel = await base.load(flags["baseline-policy"]);
   try {
+    // the same positions under both policies: paired outcomes on the documents of two facts
     const baseRead = (await carryRecords(baseModel, data.tokenizer, probed)).filter((r) =>
       r.step === "answer appended"
     );
-    const [ours, theirs] = [read, baseRead].map((rs) => readCells(rs).find((c) => c.facts === 2));
-    if (ours === undefined || theirs === undefined) return console.log("no read from a document of two facts");
-    const d = newcombeDifference(ours.right, ours.of, theirs.right, theirs.of);
+    const cells = [0, 0, 0, 0]; // right under both, ours only, the baseline's only, neither
+    read.forEach((r, i) => {
+      if (r.documentFacts !== 2) return;
+      const [x, y] = [r.outcome === "right", baseRead[i]!.outcome === "right"];
+      cells[x && y ? 0 : x ? 1 : y ? 2 : 3]! += 1;
+    });
+    const [both, ours, theirs, neither] = cells as [number, number, number, number];
+    const of = both + ours + theirs + neither;
+    if (of === 0) return console.log("all sets, no read from a document of two facts");
+    const d = newcombePairedDifference(both, ours, theirs, neither);
     console.log(
-      `all sets, the read on documents of two facts: ${dir} (${flags.policy}) ${shareCell(ours)}, ${flags.baseline} ` +
-        `(${flags["baseline-policy"]}) ` +
-        `${shareCell(theirs)}; difference ${signed(d.estimate)} [${signed(d.low)}, ${signed(d.high)}] (95 %, Newcombe)`,
+      `all sets, the read on documents of two facts: ${dir} (${flags.policy}) ` +
+        `${shareCell({ value: 2, right: both + ours, of })}, ${flags.baseline} (${flags["baseline-policy"]}) ` +
+        `${shareCell({ value: 2, right: both + theirs, of })}; difference ${signed(d.estimate)} ` +
+        `[${signed(d.low)}, ${signed(d.high)}] (95 %, Newcombe, paired by position)`,
     );
   } finally {
     baseModel.dispose();
   }
 });
 
-/** The appended answers right and probed, per number of facts their document states, ascending. */
-function readCells(records: readonly CarryRecord[]): { facts: number; right: number; of: number }[] {
-  return [...new Set(records.map((r) => r.documentFacts))].sort((a, b) => a - b).map((facts) => {
-    const of = records.filter((r) => r.documentFacts === facts);
-    return { facts, right: of.filter((r) => r.outcome === "right").length, of: of.length };
+/** A count right of `of` at one value of a key. */
+interface RightCell {
+  value: number;
+  right: number;
+  of: number;
+}
+
+/** The records right and counted per value of `key`, ascending. */
+function rightCells(records: readonly CarryRecord[], key: (r: CarryRecord) => number): RightCell[] {
+  return [...new Set(records.map(key))].sort((a, b) => a - b).map((value) => {
+    const of = records.filter((r) => key(r) === value);
+    return { value, right: of.filter((r) => r.outcome === "right").length, of: of.length };
   });
 }
 
-/** `facts: right/of (share, [low, high] 95 % Wilson)`. */
-function shareCell(c: { facts: number; right: number; of: number }): string {
+/** `value: right/of (share [low, high])`, Wilson's 95 % interval. */
+function shareCell(c: RightCell): string {
   const w = wilsonInterval(c.right, c.of);
-  return `${c.facts}: ${c.right}/${c.of} (${w.estimate.toFixed(2)} [${w.low.toFixed(2)}, ${w.high.toFixed(2)}])`;
+  return `${c.value}: ${c.right}/${c.of} (${w.estimate.toFixed(2)} [${w.low.toFixed(2)}, ${w.high.toFixed(2)}])`;
 }
 
 /** A difference with its sign, two decimals. */

@@ -18,7 +18,7 @@ import type { Tokenizer } from "../../lib/text/tokenizer.ts";
 import { parseStateMemory } from "../../lib/env/teacher.ts";
 import type { Model } from "../../lib/model/params.ts";
 import type { LmSequence } from "../../lib/train/collate.ts";
-import { resultFacts, stepPositions } from "./step_diagnostic.ts";
+import { resultDocuments, stepPositions } from "./step_diagnostic.ts";
 import { teacherForcedArgmaxes } from "./teacher_forced.ts";
 
 /** What the policy predicts at a carried answer, in the order they are reported. */
@@ -49,7 +49,7 @@ export type CarryOutcome = typeof CARRY_OUTCOMES[number];
  * @param wanted The teacher's word.
  * @param previous The previous memory's open items and answers.
  * @param context The words before the position (the results just read: its last `<information>` block, whose
- *   documents each start with `[`).
+ *   documents each start with `[`; a document's words are its facts' subjects and objects).
  * @returns The outcome.
  *
  * @example
@@ -60,8 +60,9 @@ export type CarryOutcome = typeof CARRY_OUTCOMES[number];
  * const previous = { open: [["olvan", "born"]], answers: ["kalmar", "tesla", "brubrar"] };
  * const context = [
  *   ...["<mem>", "olvan", "born", "|", "kalmar", "tesla", "brubrar", "</mem>", "x"],
- *   ...["<information>", "[", "doc", "1", "]", "olvan", "born", "tesla", ".", "olvan", "lives", "tizel", "."],
- *   ...["[", "doc", "2", "]", "gedam", "located", "zuvi", ".", "</information>", "<mem>", "|", "kalmar"],
+ *   ...["<information>", "[", "doc", "1", "]", "tesla", "located", "zuvi", "."],
+ *   ...["[", "doc", "2", "]", "olvan", "born", "tesla", ".", "olvan", "lives", "tizel", "."],
+ *   ...["</information>", "<mem>", "|", "kalmar"],
  * ];
  * assert.equal(carryOutcome("tesla", "tesla", previous, context), "right");
  * assert.equal(carryOutcome("|", "tesla", previous, context), "list ended (|)");
@@ -69,7 +70,9 @@ export type CarryOutcome = typeof CARRY_OUTCOMES[number];
  * assert.equal(carryOutcome("kalmar", "tesla", previous, context), "answer earlier in the list");
  * assert.equal(carryOutcome("olvan", "tesla", previous, context), "word of an open objective");
  * assert.equal(carryOutcome("tizel", "tesla", previous, context), "other word of the answer's document");
+ * // the answer's document is the one whose fact has it as object (doc 2), not the first that names it
  * assert.equal(carryOutcome("zuvi", "tesla", previous, context), "word of another result");
+ * assert.equal(carryOutcome(".", "tesla", previous, context), "other word of the context");
  * assert.equal(carryOutcome("x", "tesla", previous, context), "other word of the context");
  * assert.equal(carryOutcome("zorbex", "tesla", previous, context), "word not in the context");
  * assert.equal(carryOutcome("brubrar", "olvan", previous, context), "answer earlier in the list"); // an appended answer
@@ -89,30 +92,25 @@ export function carryOutcome(
   const want = previous.answers.indexOf(wanted);
   if (at >= 0) return at < want || want < 0 ? "answer earlier in the list" : "answer later in the list";
   if (previous.open.some((item) => item.includes(predicted))) return "word of an open objective";
-  const docs = lastResults(context);
-  const own = docs.find((d) => d.includes(wanted));
-  if (own?.includes(predicted)) return "other word of the answer's document";
-  if (docs.some((d) => d !== own && d.includes(predicted))) return "word of another result";
+  // the answer's document: the one of the last results with a fact whose object is the wanted word
+  const docs = resultDocuments(context, context.length);
+  const own = docs.find((d) => d.some((f) => f[2] === wanted));
+  const named = (d: readonly string[][]) => d.some((f) => f[0] === predicted || f[2] === predicted);
+  if (own !== undefined && named(own)) return "other word of the answer's document";
+  if (docs.some((d) => d !== own && named(d))) return "word of another result";
   return context.includes(predicted) ? "other word of the context" : "word not in the context";
 }
 
-/** The documents of the last `<information>` block of `context` (each from its `[`), as word lists. */
-function lastResults(context: readonly string[]): string[][] {
-  const start = context.lastIndexOf("<information>");
-  if (start < 0) return [];
-  const end = context.indexOf("</information>", start);
-  const docs: string[][] = [];
-  for (const w of context.slice(start + 1, end < 0 ? undefined : end)) {
-    if (w === "[" || docs.length === 0) docs.push([]);
-    docs.at(-1)!.push(w);
+/**
+ * How many facts the answer's document (the one of `docs` with a fact whose object is `wanted`) states of that fact's
+ * subject: 0 where no document has it.
+ */
+function subjectFacts(docs: readonly string[][][], wanted: string): number {
+  for (const doc of docs) {
+    const own = doc.find((f) => f[2] === wanted);
+    if (own !== undefined) return doc.filter((f) => f[0] === own[0]).length;
   }
-  return docs;
-}
-
-/** How many of `facts` state the subject of the one whose object is `wanted` (0 where none has it as object). */
-function subjectFacts(facts: readonly string[][], wanted: string): number {
-  const own = facts.find((f) => f[2] === wanted);
-  return own === undefined ? 0 : facts.filter((f) => f[0] === own[0]).length;
+  return 0;
 }
 
 /** The memory steps {@linkcode carryRecords} sorts: the answers copied and the one appended. */
@@ -129,7 +127,8 @@ export interface CarryRecord {
   /**
    * How many facts the answer's document states of the answer's subject (the last results' fact whose object is the
    * teacher's word): 1 for a film's director or a country's capital, 2 for a company's or a person's (the read must
-   * tell the subject's relations apart); 0 where no fact of the last results has it (an answer found earlier).
+   * tell the subject's relations apart); 0 where no fact of the last results has it. Meant for appended answers: a
+   * carried answer counts only where the last results happen to state it again.
    */
   documentFacts: number;
   /**
@@ -211,7 +210,7 @@ export async function carryRecords(
         step,
         outcome: carryOutcome(got, words[i]!, previous, words.slice(0, i)),
         listLength: previous.answers.length,
-        documentFacts: subjectFacts(resultFacts(words, i), words[i]!),
+        documentFacts: subjectFacts(resultDocuments(words, i), words[i]!),
         rightWithoutEnd: unlessEnded !== undefined && unlessEnded[n]![i] === s.tokens[i],
       });
     }

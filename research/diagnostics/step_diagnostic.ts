@@ -121,40 +121,46 @@ function labelTurn(words: readonly string[], first: number, end: number, out: [n
 }
 
 /**
- * The facts `[s, r, o]` of the last results read before `first` (the last `<information>` block): each sentence's
- * last three words, after any `[ doc N ]` marker.
+ * The documents of the last results read before `first` (the last `<information>` block; a document starts at `[`),
+ * each as its facts `[s, r, o]`: each sentence's last three words, after any `[ doc N ]` marker.
  *
- * Source: this package (the corpus' sentences, `buildCorpus`).
+ * Source: this package (the corpus' sentences, `buildCorpus`; the search tool's results, `formatInformation`).
  *
  * @param words A sequence's words.
  * @param first The position the results precede.
- * @returns The facts, in reading order ([] where no results precede `first`).
+ * @returns One list of facts per document, in reading order ([] where no results precede `first`).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { resultFacts } from "./step_diagnostic.ts";
+ * import { resultDocuments } from "./step_diagnostic.ts";
  *
  * const words = "<information> [ doc 1 ] a born x . a lives y . [ doc 2 ] b director a . </information> <mem>".split(" ");
- * assert.deepEqual(resultFacts(words, words.length), [["a", "born", "x"], ["a", "lives", "y"], ["b", "director", "a"]]);
- * assert.deepEqual(resultFacts(words, 0), []);
+ * assert.deepEqual(resultDocuments(words, words.length), [[["a", "born", "x"], ["a", "lives", "y"]], [["b", "director", "a"]]]);
+ * assert.deepEqual(resultDocuments(words, 0), []);
+ * assert.deepEqual(resultDocuments(words, 3), []); // the block starts before 3, its first fact ends after
  * ```
  */
-export function resultFacts(words: readonly string[], first: number): string[][] {
+export function resultDocuments(words: readonly string[], first: number): string[][][] {
+  if (first <= 0) return [];
   const open = words.lastIndexOf("<information>", first - 1);
   if (open < 0) return [];
   const close = words.indexOf("</information>", open);
-  const facts: string[][] = [];
+  const docs: string[][][] = [];
   let sentence: string[] = [];
   for (const w of words.slice(open + 1, close < 0 || close > first ? first : close)) {
+    if (w === "[" || docs.length === 0) {
+      docs.push([]);
+      sentence = [];
+    }
     if (w !== ".") {
       sentence.push(w);
       continue;
     }
-    if (sentence.length >= 3) facts.push(sentence.slice(-3));
+    if (sentence.length >= 3) docs.at(-1)!.push(sentence.slice(-3));
     sentence = [];
   }
-  return facts;
+  return docs.filter((d) => d.length > 0);
 }
 
 /**
@@ -162,7 +168,7 @@ export function resultFacts(words: readonly string[], first: number): string[][]
  * of ({@linkcode DECOY_RELATION}: born and lives): the words an appended answer is a memory decision between.
  */
 function decisionWords(words: readonly string[], first: number): Set<string> {
-  const facts = resultFacts(words, first);
+  const facts = resultDocuments(words, first).flat();
   const out = new Set<string>();
   for (const [s, r, o] of facts) {
     const other = DECOY_RELATION[r as Relation];
