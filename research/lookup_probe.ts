@@ -28,6 +28,13 @@ const pct = (h: Hits) => pathPct(h.correct, h.total);
 /** A share in whole percent, or "–" of none. */
 const pathPct = (n: number, d: number) => d ? `${(100 * n / d).toFixed(0)}%` : "–";
 
+/** Where each step's records are, in the printed lines. */
+const WHERE = {
+  "answers carried": "a carried answer",
+  "answer appended": "the appended answer",
+  "next hop read": "the next hop's entity",
+} as const;
+
 const TASK = {
   name: "deno run -A research/lookup_probe.ts",
   summary: "how a run's policy does each step of the teacher's state memory (teacher-forced, memory context): the " +
@@ -115,23 +122,28 @@ await runTask(TASK, async ({ flags, positionals }) => {
     );
     // what it writes instead of a carried answer, and of the one appended
     const carryAll = await carryRecords(model, data.tokenizer, sequences);
-    read.push(...carryAll.filter((r) => r.step === "answer appended"));
-    for (const step of ["answers carried", "answer appended"] as const) {
+    read.push(...carryAll.filter((r) => r.step !== "answers carried"));
+    for (const step of ["answers carried", "answer appended", "next hop read"] as const) {
       const records = carryAll.filter((r) => r.step === step);
       if (records.length === 0) continue;
-      const where = step === "answers carried" ? "a carried answer" : "the appended answer";
+      const where = WHERE[step];
       const share = (o: string) => (100 * records.filter((r) => r.outcome === o).length / records.length).toFixed(0);
       console.log(
         `${k} objectives, at ${where} (${records.length})  ${
           CARRY_OUTCOMES.map((o) => `${o} ${share(o)}%`).join("  ")
         }`,
       );
-      const cells = (key: (r: CarryRecord) => number) =>
-        rightCells(records, key).map((c) => `${c.value}: ${c.right}/${c.of}`).join("  ");
+      const cells = (key: (r: CarryRecord) => number | string, of = records) =>
+        rightCells(of, key).map((c) => `${c.value}: ${c.right}/${c.of}`).join("  ");
       // the length of the list before it (the list copied, or the one the answer extends)
       console.log(`${k} objectives, at ${where}, right by the list's length  ${cells((r) => r.listLength)}`);
       // the facts the answer's document states: 2 asks the read to tell a subject's relations apart
       console.log(`${k} objectives, at ${where}, right by the document's facts  ${cells((r) => r.documentFacts)}`);
+      // on those of two facts, by the relation asked: does the read pick the fact by its relation or by its place?
+      const two = records.filter((r) => r.documentFacts === 2);
+      if (step !== "answers carried" && two.length > 0) {
+        console.log(`${k} objectives, at ${where}, two facts, right by the relation  ${cells((r) => r.relation, two)}`);
+      }
       // the word it ranks first once `|` is ruled out
       const unlessEnded = records.filter((r) => r.rightWithoutEnd).length;
       console.log(
@@ -140,9 +152,24 @@ await runTask(TASK, async ({ flags, positionals }) => {
     }
   }
   model.dispose();
-  // the read pooled over the sets, by the facts its document states
-  const pooled = rightCells(read, (r) => r.documentFacts).map(shareCell).join("  ");
-  console.log(`all sets, the read by the document's facts  ${pooled}`);
+  // the reads pooled over the sets, by the facts their document states, and on two facts by the relation asked
+  const appended = read.filter((r) => r.step === "answer appended");
+  for (
+    const [what, records] of [["the read", appended], [
+      "the next hop's read",
+      read.filter((r) => r.step === "next hop read"),
+    ]] as const
+  ) {
+    console.log(
+      `all sets, ${what} by the document's facts  ${
+        rightCells(records, (r) => r.documentFacts).map(shareCell).join("  ")
+      }`,
+    );
+    const two = records.filter((r) => r.documentFacts === 2);
+    console.log(
+      `all sets, ${what} on two facts by the relation  ${rightCells(two, (r) => r.relation).map(shareCell).join("  ")}`,
+    );
+  }
   if (flags.baseline === undefined) return;
   const baseConfig = await readRunConfig(flags.baseline);
   const base = await openRun(flags.baseline, baseConfig, { split: flags.split as DataSplit });
@@ -158,7 +185,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
       r.step === "answer appended"
     );
     const cells = [0, 0, 0, 0]; // right under both, ours only, the baseline's only, neither
-    read.forEach((r, i) => {
+    appended.forEach((r, i) => {
       if (r.documentFacts !== 2) return;
       const [x, y] = [r.outcome === "right", baseRead[i]!.outcome === "right"];
       cells[x && y ? 0 : x ? 1 : y ? 2 : 3]! += 1;
@@ -180,14 +207,14 @@ await runTask(TASK, async ({ flags, positionals }) => {
 
 /** A count right of `of` at one value of a key. */
 interface RightCell {
-  value: number;
+  value: number | string;
   right: number;
   of: number;
 }
 
 /** The records right and counted per value of `key`, ascending. */
-function rightCells(records: readonly CarryRecord[], key: (r: CarryRecord) => number): RightCell[] {
-  return [...new Set(records.map(key))].sort((a, b) => a - b).map((value) => {
+function rightCells(records: readonly CarryRecord[], key: (r: CarryRecord) => number | string): RightCell[] {
+  return [...new Set(records.map(key))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((value) => {
     const of = records.filter((r) => key(r) === value);
     return { value, right: of.filter((r) => r.outcome === "right").length, of: of.length };
   });

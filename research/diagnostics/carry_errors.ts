@@ -102,19 +102,23 @@ export function carryOutcome(
 }
 
 /**
- * How many facts the answer's document (the one of `docs` with a fact whose object is `wanted`) states of that fact's
- * subject: 0 where no document has it.
+ * The fact of `docs` whose object is `wanted`: how many facts its document states of its subject, and its relation
+ * (0 and `""` where no document has it).
  */
-function subjectFacts(docs: readonly string[][][], wanted: string): number {
+function readFact(docs: readonly string[][][], wanted: string): { documentFacts: number; relation: string } {
   for (const doc of docs) {
     const own = doc.find((f) => f[2] === wanted);
-    if (own !== undefined) return doc.filter((f) => f[0] === own[0]).length;
+    if (own !== undefined) return { documentFacts: doc.filter((f) => f[0] === own[0]).length, relation: own[1]! };
   }
-  return 0;
+  return { documentFacts: 0, relation: "" };
 }
 
-/** The memory steps {@linkcode carryRecords} sorts: the answers copied and the one appended. */
-export type CarryStep = "answers carried" | "answer appended";
+/**
+ * The memory steps {@linkcode carryRecords} sorts: the answers copied, the one appended (a last hop's read), and the
+ * entity that opens the rewritten head objective after a first hop (`"open next hop"`'s first word: a first hop's
+ * read).
+ */
+export type CarryStep = "answers carried" | "answer appended" | "next hop read";
 
 /** One carried or appended answer, sorted ({@linkcode carryRecords}). */
 export interface CarryRecord {
@@ -127,10 +131,12 @@ export interface CarryRecord {
   /**
    * How many facts the answer's document states of the answer's subject (the last results' fact whose object is the
    * teacher's word): 1 for a film's director or a country's capital, 2 for a company's or a person's (the read must
-   * tell the subject's relations apart); 0 where no fact of the last results has it. Meant for appended answers: a
-   * carried answer counts only where the last results happen to state it again.
+   * tell the subject's relations apart); 0 where no fact of the last results has it. Meant for the reads (the appended
+   * answer, the next hop's entity): a carried answer counts only where the last results happen to state it again.
    */
   documentFacts: number;
+  /** The relation of that fact (`""` where there is none): the relation the read had to pick. */
+  relation: string;
   /**
    * Whether the policy's best word other than `|` is the teacher's: right wherever it does not end the list
    * (false where the vocabulary has no `|`).
@@ -171,7 +177,7 @@ export interface CarryRecord {
  * const records = await carryRecords(model, tok, [seq]);
  * assert.deepEqual(records.map((r) => [r.step, r.listLength]), [["answers carried", 2], ["answers carried", 2], ["answer appended", 2]]);
  * // c is read from a document of one fact; a and b are in no document of the results
- * assert.deepEqual(records.map((r) => r.documentFacts), [0, 0, 1]);
+ * assert.deepEqual(records.map((r) => [r.documentFacts, r.relation]), [[0, ""], [0, ""], [1, "born"]]);
  * // ruling out `|` changes nothing where the policy did not write it
  * for (const r of records) if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
  * model.dispose();
@@ -182,13 +188,14 @@ export async function carryRecords(
   tokenizer: Tokenizer,
   sequences: readonly LmSequence[],
 ): Promise<CarryRecord[]> {
-  const isCarry = (step: string): step is CarryStep => step === "answers carried" || step === "answer appended";
-  const items = sequences
-    .map((s) => ({
-      s,
-      at: stepPositions(tokenizer, s).filter((p): p is [number, CarryStep] => isCarry(p[1])),
-    }))
-    .filter((x) => x.at.length > 0);
+  // the carried and appended answers, and the first word of each rewritten head (the entity a first hop read)
+  const sorted = (s: LmSequence): [number, CarryStep][] =>
+    stepPositions(tokenizer, s).flatMap(([i, step], k, all): [number, CarryStep][] => {
+      if (step === "answers carried" || step === "answer appended") return [[i, step]];
+      const first = step === "open next hop" && (k === 0 || all[k - 1]![1] !== "open next hop");
+      return first ? [[i, "next hop read"]] : [];
+    });
+  const items = sequences.map((s) => ({ s, at: sorted(s) })).filter((x) => x.at.length > 0);
   // what it writes, and what it writes once `|` is ruled out: one pass
   const end = tokenizer.vocab.get("|");
   const [predicted, unlessEnded] = await teacherForcedArgmaxes(
@@ -210,7 +217,7 @@ export async function carryRecords(
         step,
         outcome: carryOutcome(got, words[i]!, previous, words.slice(0, i)),
         listLength: previous.answers.length,
-        documentFacts: subjectFacts(resultDocuments(words, i), words[i]!),
+        ...readFact(resultDocuments(words, i), words[i]!),
         rightWithoutEnd: unlessEnded !== undefined && unlessEnded[n]![i] === s.tokens[i],
       });
     }

@@ -51,6 +51,12 @@ Deno.test("carryErrors(): one outcome per carried answer of state-relations-bare
     // each appended answer is read from a document of the last results: one fact (a director's, a capital's) or two
     // (a company's founder and headquarters)
     assert.deepEqual([...new Set(records.map((r) => r.documentFacts))].sort(), [1, 2]);
+    // one next hop's entity per first hop (the head rewritten), read from a document that states it with its relation
+    const nextHops = all.filter((r) => r.step === "next hop read");
+    const firstHops = episodes.reduce((n, e) => n + e.task.subQuestions!.reduce((m, q) => m + q.hops.length - 1, 0), 0);
+    assert.ok(firstHops >= 3, `${firstHops} first hops`);
+    assert.equal(nextHops.length, firstHops);
+    for (const r of nextHops) assert.ok(r.documentFacts >= 1 && r.relation !== "", JSON.stringify(r));
     // ruling out `|` changes the prediction only where it was `|`
     for (const r of all) {
       if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
