@@ -32,6 +32,7 @@ const pathPct = (n: number, d: number) => d ? `${(100 * n / d).toFixed(0)}%` : "
 const WHERE = {
   "answers carried": "a carried answer",
   "answer appended": "the appended answer",
+  "memory decision": "the memory decision",
   "next hop read": "the next hop's entity",
 } as const;
 
@@ -123,7 +124,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     // what it writes instead of a carried answer, and of the one appended
     const carryAll = await carryRecords(model, data.tokenizer, sequences);
     read.push(...carryAll.filter((r) => r.step !== "answers carried"));
-    for (const step of ["answers carried", "answer appended", "next hop read"] as const) {
+    for (const step of ["answers carried", "answer appended", "memory decision", "next hop read"] as const) {
       const records = carryAll.filter((r) => r.step === step);
       if (records.length === 0) continue;
       const where = WHERE[step];
@@ -154,12 +155,12 @@ await runTask(TASK, async ({ flags, positionals }) => {
   model.dispose();
   // the reads pooled over the sets, by the facts their document states, and on two facts by the relation asked
   const appended = read.filter((r) => r.step === "answer appended");
-  for (
-    const [what, records] of [["the read", appended], [
-      "the next hop's read",
-      read.filter((r) => r.step === "next hop read"),
-    ]] as const
-  ) {
+  const reads = [
+    ["the read", appended],
+    ["the memory decision", read.filter((r) => r.step === "memory decision")],
+    ["the next hop's read", read.filter((r) => r.step === "next hop read")],
+  ] as const;
+  for (const [what, records] of reads) {
     console.log(
       `all sets, ${what} by the document's facts  ${
         rightCells(records, (r) => r.documentFacts).map(shareCell).join("  ")

@@ -114,11 +114,11 @@ function readFact(docs: readonly string[][][], wanted: string): { documentFacts:
 }
 
 /**
- * The memory steps {@linkcode carryRecords} sorts: the answers copied, the one appended (a last hop's read), and the
- * entity that opens the rewritten head objective after a first hop (`"open next hop"`'s first word: a first hop's
- * read).
+ * The memory steps {@linkcode carryRecords} sorts: the answers copied, the one appended (a last hop's read; the
+ * memory decision where its document also gives the decoy), and the entity that opens the rewritten head objective
+ * after a first hop (`"open next hop"`'s first word: a first hop's read).
  */
-export type CarryStep = "answers carried" | "answer appended" | "next hop read";
+export type CarryStep = "answers carried" | "answer appended" | "memory decision" | "next hop read";
 
 /** One carried or appended answer, sorted ({@linkcode carryRecords}). */
 export interface CarryRecord {
@@ -191,7 +191,7 @@ export async function carryRecords(
   // the carried and appended answers, and the first word of each rewritten head (the entity a first hop read)
   const sorted = (s: LmSequence): [number, CarryStep][] =>
     stepPositions(tokenizer, s).flatMap(([i, step], k, all): [number, CarryStep][] => {
-      if (step === "answers carried" || step === "answer appended") return [[i, step]];
+      if (step === "answers carried" || step === "answer appended" || step === "memory decision") return [[i, step]];
       const first = step === "open next hop" && (k === 0 || all[k - 1]![1] !== "open next hop");
       return first ? [[i, "next hop read"]] : [];
     });
