@@ -7,7 +7,9 @@
 // appends (carryErrors: the right one, the list ended early, another answer, ...; and how often the word it ranks first
 // once `|` is ruled out is right). The probes of the retired formats (the marker lookups and memory slots of the slots
 // memory, the think lookups of the chain memory on lengthened questions) left it; commit dbd8926 has them
-// (docs/design.md#retired).
+// (docs/design.md#retired). Then, pooled over the sets: the reads (the appended answer, the memory decision, the next
+// hop's entity) by the facts their document states, and on documents of two facts by the relation asked; with
+// --baseline RUN, the difference of the two-fact read against that run's policy at the same positions.
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { UsageError } from "../lib/errors.ts";
 import { newcombePairedDifference, wilsonInterval } from "../lib/eval/proportion_interval.ts";
@@ -62,7 +64,8 @@ const TASK = {
       value: "RUN",
       help:
         "a run of the same world whose policy (--baseline-policy) is probed on the same positions: the difference " +
-        "of the read's share right on documents of two facts, pooled over the sets, with its 95 % interval (Newcombe)",
+        "of the read's share right on documents of two facts, pooled over the sets, with its 95 % interval (Newcombe's, " +
+        "paired by position)",
     },
     "baseline-policy": {
       type: "string",
