@@ -94,23 +94,33 @@ export function carryOutcome(
   if (previous.open.some((item) => item.includes(predicted))) return "word of an open objective";
   // the answer's document: the one of the last results with a fact whose object is the wanted word
   const docs = resultDocuments(context, context.length);
-  const own = docs.find((d) => d.some((f) => f[2] === wanted));
+  const own = answerFact(docs, wanted)?.doc;
   const named = (d: readonly string[][]) => d.some((f) => f[0] === predicted || f[2] === predicted);
   if (own !== undefined && named(own)) return "other word of the answer's document";
   if (docs.some((d) => d !== own && named(d))) return "word of another result";
   return context.includes(predicted) ? "other word of the context" : "word not in the context";
 }
 
+/** The first fact of `docs` whose object is `wanted`, with its document (undefined where none has it). */
+function answerFact(
+  docs: readonly string[][][],
+  wanted: string,
+): { doc: readonly string[][]; fact: readonly string[] } | undefined {
+  for (const doc of docs) {
+    const fact = doc.find((f) => f[2] === wanted);
+    if (fact !== undefined) return { doc, fact };
+  }
+  return undefined;
+}
+
 /**
- * The fact of `docs` whose object is `wanted`: how many facts its document states of its subject, and its relation
- * (0 and `""` where no document has it).
+ * The answer's fact in `docs` ({@linkcode answerFact}): how many facts its document states of its subject, and its
+ * relation (0 and `""` where no document has it).
  */
 function readFact(docs: readonly string[][][], wanted: string): { documentFacts: number; relation: string } {
-  for (const doc of docs) {
-    const own = doc.find((f) => f[2] === wanted);
-    if (own !== undefined) return { documentFacts: doc.filter((f) => f[0] === own[0]).length, relation: own[1]! };
-  }
-  return { documentFacts: 0, relation: "" };
+  const found = answerFact(docs, wanted);
+  if (found === undefined) return { documentFacts: 0, relation: "" };
+  return { documentFacts: found.doc.filter((f) => f[0] === found.fact[0]).length, relation: found.fact[1]! };
 }
 
 /**
