@@ -60,7 +60,7 @@ export function wilsonInterval(k: number, n: number, z = Z95): Interval {
   const z2 = z * z;
   const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
   const half = (z * Math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))) / (1 + z2 / n);
-  // at k = 0 and k = n the bound is 0 or 1 exactly (the formula's rounding leaves it a hair inside)
+  // at k = 0 and k = n the bound is 0 or 1 exactly (the formula's rounding leaves it a hair off)
   return { estimate: p, low: k === 0 ? 0 : centre - half, high: k === n ? 1 : centre + half };
 }
 
