@@ -9,16 +9,15 @@
 import { tf } from "../tf.ts";
 import { createRng, hashSeed, shuffled } from "../random.ts";
 import { type Model, trainableVariables } from "../model/params.ts";
-import { sequenceLogProbs, sequenceLogProbsAndEntropy } from "../model/score.ts";
+import { sequenceLogProbs } from "../model/score.ts";
 import { forwardHidden, valueHead } from "../model/transformer.ts";
-import { ppoClipLoss } from "../loss/ppo_clip.ts";
-import { type KlEstimator, klPenalty } from "../loss/kl.ts";
+import type { KlEstimator } from "../loss/kl.ts";
 import { clippedValueLoss } from "../loss/value_clip.ts";
-import { aggregateLoss } from "../tensor/aggregate_loss.ts";
 import { clipByGlobalNorm } from "../tensor/clip_grad_norm.ts";
 import type { AdamW } from "../optim/adamw.ts";
 import { collateLm, disposeLmBatch, type LmBatch } from "./collate.ts";
-import { accumulateGradients, splitByTokens } from "./micro_batches.ts";
+import { accumulateGradients, splitByTokens, sumGradients } from "./micro_batches.ts";
+import { UPDATE_METRICS, type UpdatePiece, updatePieceLoss } from "./update_loss.ts";
 import type { GradientWorkers } from "./gradient_workers.ts";
 import type { TurnSequence } from "./rl_batch.ts";
 
@@ -61,8 +60,9 @@ export interface UpdateModels {
   /** The critic's optimizer. */
   criticOptimizer?: AdamW;
   /**
-   * Workers for the reference's log-probs when a minibatch has 2+ micro-batches (`pieceLogProbs`: the same values
-   * to the bit, each micro-batch's forward on a core of its own). @default this thread
+   * Workers for the reference's log-probs and the policy's gradients when a minibatch has 2+ micro-batches
+   * (`pieceLogProbs`, `pieceUpdateGradients`: the same values to the bit, each micro-batch on a core of its own).
+   * @default this thread
    */
   workers?: GradientWorkers;
 }
@@ -85,6 +85,22 @@ export interface UpdateStats {
   updates: number;
   /** Minibatch updates skipped for a non-finite loss. */
   skipped: number;
+}
+
+type Metric = (typeof UPDATE_METRICS)[number];
+
+/** A collated micro-batch with its reference log-probs, as the loss reads it (views of its tensors, not copies). */
+function updatePiece(b: LmBatch, ref: tf.Tensor2D): UpdatePiece {
+  const { tokens, targets, mask, numTokens } = b;
+  return {
+    tokens,
+    targets,
+    mask,
+    numTokens,
+    oldLogProbs: b.extras.oldLogProbs!,
+    advantages: b.extras.advantages!,
+    ref,
+  };
 }
 
 function padTo(rows: number[][], L: number, padId: number): number[][] {
@@ -149,7 +165,6 @@ export async function policyUpdate(
       const minibatch = order.slice(start, start + config.miniBatchSize);
       const micro = splitByTokens(minibatch, maxTokens).map((g) => collateLm(g, options.padId));
       const N = Math.max(1, micro.reduce((a, b) => a + b.numTokens, 0));
-      const aggOptions = { batchNumTokens: N };
       // reference log-probs (no gradient), one forward per micro-batch, on the workers when there are 2+
       const refs = models.workers !== undefined && micro.length >= 2
         ? await models.workers.pieceLogProbs(reference, micro, config.temperature).catch((e) => {
@@ -157,41 +172,32 @@ export async function policyUpdate(
           throw e;
         })
         : micro.map((b) => tf.tidy(() => sequenceLogProbs(reference, b.tokens, b.targets, config.temperature)));
-      const metric = {
-        clip: tf.scalar(0),
-        approxKl: tf.scalar(0),
-        refKl: tf.scalar(0),
-        entropy: tf.scalar(0),
-        pg: tf.scalar(0),
-      };
-      const addMetric = (k: keyof typeof metric, v: tf.Scalar) => {
+      const metric = Object.fromEntries(UPDATE_METRICS.map((k) => [k, tf.scalar(0)])) as Record<Metric, tf.Scalar>;
+      const addMetric = (k: Metric, v: tf.Scalar) => {
         const next = tf.keep(tf.add(metric[k], v) as tf.Scalar);
         metric[k].dispose();
         metric[k] = next;
       };
-      const pieces = micro.map((b, i) => ({ b, ref: refs[i]! }));
-      const { grads, value } = accumulateGradients(pieces, trainableVariables(policy), ({ b, ref }) => {
-        const { logProbs, entropy } = sequenceLogProbsAndEntropy(policy, b.tokens, b.targets, config.temperature);
-        const share = b.numTokens / N;
-        const pg = ppoClipLoss({
-          logProbs,
-          oldLogProbs: b.extras.oldLogProbs!,
-          advantages: b.extras.advantages!,
-          mask: b.mask,
-        }, { clipLow: config.clipLow, clipHigh: config.clipHigh, aggMode: "token-mean", aggOptions });
-        const kl = aggregateLoss(
-          klPenalty(logProbs, ref, { estimator: config.klEstimator }),
-          b.mask,
-          "token-mean",
-          aggOptions,
-        );
-        addMetric("clip", tf.mul(pg.clipFraction, share) as tf.Scalar);
-        addMetric("approxKl", tf.mul(pg.approxKl, share) as tf.Scalar);
-        addMetric("refKl", kl);
-        addMetric("pg", pg.loss);
-        addMetric("entropy", aggregateLoss(entropy, b.mask, "token-mean", aggOptions));
-        return tf.add(pg.loss, tf.mul(kl, config.klCoef)) as tf.Scalar;
-      });
+      const pieces = micro.map((b, i) => updatePiece(b, refs[i]!));
+      // the gradients of 2+ micro-batches on the workers, one each at once; summed here in piece order either way
+      let summed: { grads: tf.NamedTensorMap; value: tf.Scalar };
+      if (models.workers !== undefined && micro.length >= 2) {
+        const out = await models.workers.pieceUpdateGradients(policy, pieces, N, config).catch((e) => {
+          micro.forEach(disposeLmBatch);
+          tf.dispose([refs, Object.values(metric)]);
+          throw e;
+        });
+        for (const o of out) UPDATE_METRICS.forEach((k, i) => addMetric(k, o.metrics[i]!));
+        tf.dispose(out.flatMap((o) => o.metrics));
+        summed = sumGradients(out);
+      } else {
+        summed = accumulateGradients(pieces, trainableVariables(policy), (piece) => {
+          const { loss, metrics } = updatePieceLoss(policy, piece, config, N);
+          for (const k of UPDATE_METRICS) addMetric(k, metrics[k]);
+          return loss;
+        });
+      }
+      const { grads, value } = summed;
       const clipped = clipByGlobalNorm(grads, config.maxGradNorm);
       const read = tf.stack([
         value,
