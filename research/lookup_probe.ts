@@ -8,8 +8,8 @@
 // once `|` is ruled out is right). The probes of the retired formats (the marker lookups and memory slots of the slots
 // memory, the think lookups of the chain memory on lengthened questions) left it; commit dbd8926 has them
 // (docs/design.md#retired). Then, pooled over the sets: the reads (the appended answer, the memory decision, the next
-// hop's entity) by the facts their document states, and on documents of two facts by the relation asked; with
-// --baseline RUN, the difference of the two-fact read against that run's policy at the same positions.
+// hop's entity) by the facts their document states, and on documents of two facts by the relation asked and by the
+// place the document states it in; with --baseline RUN, the difference of the two-fact read against that run's policy at the same positions.
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { UsageError } from "../lib/errors.ts";
 import { newcombePairedDifference, wilsonInterval } from "../lib/eval/proportion_interval.ts";
@@ -172,6 +172,12 @@ await runTask(TASK, async ({ flags, positionals }) => {
     const two = records.filter((r) => r.documentFacts === 2);
     console.log(
       `all sets, ${what} on two facts by the relation  ${rightCells(two, (r) => r.relation).map(shareCell).join("  ")}`,
+    );
+    // the same reads by where the document states the fact asked: 1 first, 2 second
+    console.log(
+      `all sets, ${what} on two facts by the fact's place  ${
+        rightCells(two, (r) => r.place).map(shareCell).join("  ")
+      }`,
     );
   }
   if (flags.baseline === undefined) return;

@@ -114,13 +114,17 @@ function answerFact(
 }
 
 /**
- * The answer's fact in `docs` ({@linkcode answerFact}): how many facts its document states of its subject, and its
- * relation (0 and `""` where no document has it).
+ * The answer's fact in `docs` ({@linkcode answerFact}): how many facts its document states of its subject, its
+ * relation, and its place among them (1: stated first); 0, `""` and 0 where no document has it.
  */
-function readFact(docs: readonly string[][][], wanted: string): { documentFacts: number; relation: string } {
+function readFact(
+  docs: readonly string[][][],
+  wanted: string,
+): { documentFacts: number; relation: string; place: number } {
   const found = answerFact(docs, wanted);
-  if (found === undefined) return { documentFacts: 0, relation: "" };
-  return { documentFacts: found.doc.filter((f) => f[0] === found.fact[0]).length, relation: found.fact[1]! };
+  if (found === undefined) return { documentFacts: 0, relation: "", place: 0 };
+  const own = found.doc.filter((f) => f[0] === found.fact[0]);
+  return { documentFacts: own.length, relation: found.fact[1]!, place: own.findIndex((f) => f === found.fact) + 1 };
 }
 
 /**
@@ -147,6 +151,12 @@ export interface CarryRecord {
   documentFacts: number;
   /** The relation of that fact (`""` where there is none): the relation the read had to pick. */
   relation: string;
+  /**
+   * Where the document states that fact among its subject's facts: 1 first, 2 second (0 where there is none). With
+   * `documentFacts` 2 it tells a read of the relation from a read of the place when the order varies
+   * (`data.sizes.shuffleFacts`).
+   */
+  place: number;
   /**
    * Whether the policy's best word other than `|` is the teacher's: right wherever it does not end the list
    * (false where the vocabulary has no `|`).
