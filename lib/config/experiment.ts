@@ -78,11 +78,6 @@ export const DATA_CONFIG_SCHEMA = section({
         "birthplace (the memory's decision: which fact to keep; sft.dropProbability keeps the wrong one).",
       unset: "0",
     }),
-    shuffleFacts: int(0).max(1, { error: "must be 0 or 1" }).optional().meta({
-      description: "1: each document states its subject's facts in an order of its own (seeded), so the fact asked " +
-        "is not always a document's first: reading it takes the relation, not the place.",
-      unset: "0",
-    }),
   }).optional().meta({
     description: "World sizes (entities per type, distractor sentences per document).",
     unset: "each size's own",

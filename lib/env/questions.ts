@@ -373,7 +373,7 @@ const testShare = (n: number, testFraction: number) => Math.max(1, Math.round(n 
  * assert.equal(testSubjectCount({ countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0 }), 6);
  * ```
  */
-export function testSubjectCount(sizes: Omit<WorldSizes, "lives" | "shuffleFacts">, testFraction = 0.3): number {
+export function testSubjectCount(sizes: Omit<WorldSizes, "lives">, testFraction = 0.3): number {
   const count: Record<EntityType, number> = {
     person: sizes.people,
     city: sizes.cities,

@@ -38,8 +38,6 @@ export interface Entity {
   facts: Partial<Record<Relation, string>>;
   /** Distractor sentences' words: `[trait, noun]` pairs ("known for its quiet streets"). */
   traits?: [string, string][];
-  /** The order its document states its facts in, where the world shuffles it (`shuffleFacts`); else `FACT_ORDER`. */
-  order?: Relation[];
 }
 
 /** Sizes of a generated world. */
@@ -62,12 +60,6 @@ export interface WorldSizes {
    * ({@linkcode DECOY_RELATION}). 0: born only. @default 0
    */
   lives: number;
-  /**
-   * 1: each document states its subject's facts in an order of its own (seeded per world), so the fact a
-   * question asks is not always the document's first: reading it takes the relation, not the place. 0: one
-   * order per entity type (`founder` before `headquarters`, `born` before `lives`). @default 0
-   */
-  shuffleFacts: number;
 }
 
 /** Default {@linkcode WorldSizes}. */
@@ -79,7 +71,6 @@ export const DEFAULT_WORLD_SIZES: Readonly<WorldSizes> = Object.freeze({
   films: 40,
   distractors: 2,
   lives: 0,
-  shuffleFacts: 0,
 });
 
 /**
@@ -114,12 +105,11 @@ export const DECOY_RELATION: Readonly<Partial<Record<Relation, Relation>>> = Obj
 export function worldSizes(sizes: Partial<WorldSizes> = {}): WorldSizes {
   const s = { ...DEFAULT_WORLD_SIZES, ...sizes };
   for (const [k, v] of Object.entries(s)) {
-    const flag = k === "lives" || k === "shuffleFacts";
-    const min = k === "distractors" || flag ? 0 : 1;
-    if (!Number.isInteger(v) || v < min || (flag && v > 1)) {
+    const min = k === "distractors" || k === "lives" ? 0 : 1;
+    if (!Number.isInteger(v) || v < min || (k === "lives" && v > 1)) {
       throw new RangeError(
         `Invalid world size: ${k} must be ${
-          flag ? "0 or 1" : `a ${min === 0 ? "non-negative" : "positive"} integer`
+          k === "lives" ? "0 or 1" : `a ${min === 0 ? "non-negative" : "positive"} integer`
         }, current value is ${v}`,
       );
     }
@@ -330,15 +320,10 @@ export function generateWorld(
       p.facts.lives = others[livesRng.int(others.length)]!.name;
     }
   }
-  if (s.shuffleFacts === 1) {
-    // a stream of its own again: the shuffled world is the unshuffled one with its documents' sentences reordered
-    const orderRng = createRng(hashSeed(seed, hashString("order")));
-    for (const e of entities) e.order = shuffled(FACT_ORDER[e.type].filter((r) => e.facts[r] !== undefined), orderRng);
-  }
   return { seed, entities, byName: new Map(entities.map((e) => [e.name, e])) };
 }
 
-/** The relations each entity type states, in document order (unless the world shuffles it: `shuffleFacts`). */
+/** The relations each entity type states, in document order. */
 const FACT_ORDER: Readonly<Record<EntityType, readonly Relation[]>> = {
   person: ["born", "lives"],
   city: ["located"],
@@ -383,8 +368,7 @@ const FACT_ORDER: Readonly<Record<EntityType, readonly Relation[]>> = {
  * ```
  */
 export function entityDocument(e: Entity): string {
-  const facts = (e.order ?? FACT_ORDER[e.type]).filter((r) => e.facts[r] !== undefined)
-    .map((r) => `${e.name} ${r} ${e.facts[r]} .`);
+  const facts = FACT_ORDER[e.type].filter((r) => e.facts[r] !== undefined).map((r) => `${e.name} ${r} ${e.facts[r]} .`);
   const extra = (e.traits ?? []).map(([t, n]) => `${e.name} is known for its ${t} ${n} .`);
   return [...facts, ...extra].join(" ");
 }

@@ -152,9 +152,10 @@ export interface CarryRecord {
   /** The relation of that fact (`""` where there is none): the relation the read had to pick. */
   relation: string;
   /**
-   * Where the document states that fact among its subject's facts: 1 first, 2 second (0 where there is none). With
-   * `documentFacts` 2 it tells a read of the relation from a read of the place when the order varies
-   * (`data.sizes.shuffleFacts`).
+   * Where the document states that fact among its subject's facts: 1 first, 2 second (0 where there is none). The
+   * corpus states a subject's facts in one order, so on a document of two facts the place follows the relation; on
+   * documents of another order (commit b96bcab's `data.sizes.shuffleFacts`) it tells a read of the relation from a
+   * read of the place.
    */
   place: number;
   /**

@@ -321,16 +321,7 @@ Deno.test("valueAt(), mergeSections(): dotted paths and the section-by-section m
 
 Deno.test("worldSizes(), testSubjectCount(): the sizes validateConfig checks a test set against", () => {
   const quick = worldSizes(PRESETS.quick.data.sizes ?? {});
-  assert.deepEqual(quick, {
-    countries: 2,
-    cities: 4,
-    people: 8,
-    companies: 4,
-    films: 4,
-    distractors: 0,
-    lives: 0,
-    shuffleFacts: 0,
-  });
+  assert.deepEqual(quick, { countries: 2, cities: 4, people: 8, companies: 4, films: 4, distractors: 0, lives: 0 });
   // round(0.3 n) per questioned type, at least 1: people 8 → 2, companies 4 → 1, films 4 → 1, cities 4 → 1, countries 2 → 1
   assert.equal(testSubjectCount(quick), 6);
   assert.equal(testSubjectCount(worldSizes({})), 2 + 10 + 30 + 12 + 12);

@@ -70,37 +70,3 @@ Deno.test("carryErrors(): one outcome per carried answer of state-relations-bare
     model.dispose();
   }
 });
-
-Deno.test("carryRecords(): with shuffleFacts the fact read is stated first or second, whatever its relation", async () => {
-  const dir = await Deno.makeTempDir();
-  await buildData(dir, 8, {
-    trainCount: 4,
-    testCount: 12,
-    testObjectives: [3],
-    distinctAnswers: true,
-    sizes: { shuffleFacts: 1 },
-  });
-  const data = await loadData(dir);
-  const { sequences } = await teacherDemonstrations(data, {
-    count: 12,
-    dropProbability: 0,
-    seed: 0,
-    policies: ["memory"],
-    records: data.test.get(3)!,
-    memory: "state-relations-bare",
-  });
-  const model = createModel(modelPreset("tiny", data.tokenizer.size), { seed: 5 });
-  try {
-    const two = (await carryRecords(model, data.tokenizer, sequences)).filter((r) =>
-      r.step !== "answers carried" && r.documentFacts === 2
-    );
-    const seen = new Set(two.map((r) => `${r.relation} ${r.place}`));
-    // both relations of a company at both places: the place no longer tells the relation
-    for (const cell of ["founder 1", "founder 2", "headquarters 1", "headquarters 2"]) {
-      assert.ok(seen.has(cell), `${cell} among ${[...seen].join(", ")}`);
-    }
-  } finally {
-    model.dispose();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
