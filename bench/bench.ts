@@ -68,7 +68,7 @@ const TASK = {
       min: 1,
       value: "W",
       help: "train and score on W gradient workers (data parallel, the batch as W micro-batches, one core each; 1: " +
-        "this thread), and the RL step's rollouts, memory scoring, reference pass and update gradients on them",
+        "this thread), and the RL step's rollouts, memory scoring and reference pass on them",
       defaultText: "train and score on this thread, the RL step as deno task train (MEMPO_SFT_WORKERS)",
     },
   },
@@ -79,7 +79,7 @@ await runTask(TASK, async ({ flags: values }) => {
   const size = values.tiny ? SIZES.tiny : SIZES.full;
   if (values.alternate !== undefined) {
     // compare side by side, alternate the sides, report medians: 1 thread, N threads, and N threads with W workers
-    // (train, score, and the RL step's rollouts, memory scoring, reference pass and update gradients)
+    // (train, score, and the RL step's rollouts, memory scoring and reference pass)
     const { alternateSides } = await import("./alternate.ts");
     const forward = ["--backend", values.backend, "--reps", String(reps)];
     if (!values.torch) forward.push("--no-torch");

@@ -1,6 +1,6 @@
 // rl_step_seconds: one MemPO step of the main job's configuration (`deno task train`, the default preset), built as the
 // pipeline builds it (rlModelsFromSft, rlStepContext: the teacher of rl.joinShare; the workers of the rollouts, the
-// memory scoring, the reference pass and the update's gradients, started once) and timed after a warm-up step, with the parts the step's
+// memory scoring and the reference pass, started once) and timed after a warm-up step, with the parts the step's
 // metrics row logs. From runs/default/sft when it exists, else the released SFT policy the main job starts from
 // (release/sft: real multi-turn episodes with memories), else an untrained model (episodes end early: a lower bound).
 import { loadCheckpoint } from "../lib/model/checkpoint.ts";
@@ -30,7 +30,7 @@ export interface RlStepTiming {
   parts: { rollout: number; memory_reward: number; advantages: number; update: number };
   /** The policy stepped: a checkpoint's folder, or why an untrained model. */
   policy: string;
-  /** Workers of the rollouts, the memory scoring, the reference pass and the update's gradients (0: this thread). */
+  /** Workers of the rollouts, the memory scoring and the reference pass (0: this thread). */
   workers: number;
   /** Episodes of the step. */
   episodes: number;

@@ -3,8 +3,7 @@
  * The worker of {@link ./gradient_workers.ts}: a copy of the policy on the
  * single-threaded wasm build that, for each job, takes the weights, computes
  * the gradients of its micro-batches' SFT loss (`sftStep`'s, each piece over
- * the step's token count) or RL update loss (`updatePieceLoss`, with its metrics), or their log-probs (a scoring
- * job) and posts them back. It also keeps copies of
+ * the step's token count) or their log-probs (a scoring job) and posts them back. It also keeps copies of
  * models by slot (a load job), with which it generates a batch (`generate`) or scores one (a scoring job
  * that names the slot): RL's rollouts and memory scoring. Modules load on the first
  * message (a worker's static imports of the backend keep its message loop
@@ -13,7 +12,6 @@
  * @module
  */
 import type { GenerateOptions, GenerateResult } from "../model/generate.ts";
-import type { UpdateLossConfig } from "./update_loss.ts";
 
 /** A micro-batch as arrays (`LmBatch`'s tensors read out). */
 export interface PieceData {
@@ -25,8 +23,6 @@ export interface PieceData {
   targets: Int32Array;
   /** Loss mask. */
   mask: Float32Array;
-  /** For the policy update's loss: log π_old, Â and log π_ref of each target, and the piece's learned tokens. */
-  update?: { oldLogProbs: Float32Array; advantages: Float32Array; ref: Float32Array; numTokens: number };
 }
 
 /** One gradient job: the model's architecture, its weights, the pieces, the step's learned-token count. */
@@ -41,11 +37,6 @@ export interface GradientJob {
   pieces: PieceData[];
   /** Learned tokens of the whole step (every piece's loss is over it). */
   numTokens: number;
-  /**
-   * The policy update's loss (`updatePieceLoss`) instead of the SFT loss: its hyperparameters; each piece then
-   * carries `update`.
-   */
-  update?: UpdateLossConfig;
 }
 
 /**
@@ -102,16 +93,15 @@ export interface ScoreResult {
   liveBytes: number;
 }
 
-/** The answer: per piece, the gradients in variable order, the loss value and (the update's loss) its metrics. */
+/** The answer: per piece, the gradients in variable order and the loss value. */
 export interface GradientResult {
-  /** Per piece; `metrics` in `UPDATE_METRICS` order, for the update's loss. */
-  pieces: { grads: Float32Array[]; value: number; metrics?: number[] }[];
+  /** Per piece. */
+  pieces: { grads: Float32Array[]; value: number }[];
   /** The worker's live tensor bytes after the job (flat from job to job: nothing leaks). */
   liveBytes: number;
 }
 
 type Scalar = import("@tensorflow/tfjs").Scalar;
-type Tensor2D = import("@tensorflow/tfjs").Tensor2D;
 type Run = (
   job: WorkerJob,
 ) => Promise<GradientResult | ScoreResult | LoadResult | GenerateResult>;
@@ -131,7 +121,6 @@ async function start(): Promise<Run> {
   const { generate } = await import("../model/generate.ts");
   const { disposeFusedWeights, fuseWeights } = await import("../model/transformer.ts");
   const { maskedSum } = await import("../tensor/masked.ts");
-  const { UPDATE_METRICS, updatePieceLoss } = await import("./update_loss.ts");
   await setBackend("wasm", { threads: 1 });
   type Model = ReturnType<typeof createModel>;
   let model: Model | undefined; // the copy that gradient and scoring jobs post their weights into
@@ -188,27 +177,15 @@ async function start(): Promise<Run> {
     const pieces = job.pieces.map((p) => {
       const [tokens, targets] = inputs(p);
       const mask = tf.tensor2d(p.mask, p.shape, "float32");
-      const u = p.update;
-      const extras = u === undefined
-        ? []
-        : [u.oldLogProbs, u.advantages, u.ref].map((x) => tf.tensor2d(x, p.shape, "float32"));
-      let metrics: Scalar[] = [];
-      const { value, grads } = tf.variableGrads(() => {
-        if (job.update === undefined || u === undefined) {
-          return tf.div(tf.neg(maskedSum(sequenceLogProbs(scoring, tokens, targets), mask)), job.numTokens) as Scalar;
-        }
-        const [oldLogProbs, advantages, ref] = extras as [Tensor2D, Tensor2D, Tensor2D];
-        const piece = { tokens, targets, mask, oldLogProbs, advantages, ref, numTokens: u.numTokens };
-        const r = updatePieceLoss(scoring, piece, job.update, job.numTokens);
-        metrics = UPDATE_METRICS.map((k) => tf.keep(r.metrics[k]));
-        return r.loss;
-      }, variables);
+      const { value, grads } = tf.variableGrads(
+        () => tf.div(tf.neg(maskedSum(sequenceLogProbs(scoring, tokens, targets), mask)), job.numTokens) as Scalar,
+        variables,
+      );
       const out = {
         grads: variables.map((v) => new Float32Array(grads[v.name]!.dataSync() as Float32Array)),
         value: value.dataSync()[0]!,
-        ...(u === undefined ? {} : { metrics: metrics.map((m) => m.dataSync()[0]!) }),
       };
-      tf.dispose([tokens, targets, mask, ...extras, ...metrics, value, Object.values(grads)]);
+      tf.dispose([tokens, targets, mask, value, Object.values(grads)]);
       return out;
     });
     return { pieces, liveBytes: live() };

@@ -1,9 +1,9 @@
 /**
  * Data parallelism on one machine: a pool of Deno workers, each a copy of
  * the policy on the single-threaded wasm build, that compute the gradients
- * of an SFT step's or an RL update's micro-batches at once, one core each (every kernel, not
- * only the GEMMs the threaded build spreads: `pieceGradients`, `pieceUpdateGradients`), or score them
- * (`pieceLogProbs`: RL's reference pass). The main thread posts the
+ * of an SFT step's micro-batches at once, one core each (every kernel, not
+ * only the GEMMs the threaded build spreads), or score them (`pieceLogProbs`:
+ * RL's reference pass). The main thread posts the
  * weights with each job, sums the pieces' gradients in their order, clips and
  * steps the optimizer, so a step gives the same numbers as one thread
  * summing the same pieces in turn (the builds agree to the bit). For RL's
@@ -29,7 +29,6 @@ import type {
   WorkerJob,
 } from "./_gradient_worker.ts";
 import { integerSetting } from "../integer_setting.ts";
-import type { UpdateLossConfig, UpdatePiece } from "./update_loss.ts";
 
 /**
  * How many gradient workers the warm-up, SFT and RL stages of `deno task train`
@@ -101,17 +100,6 @@ export interface GradientWorkers {
     pieces: readonly LmBatch[],
     numTokens: number,
   ): Promise<{ grads: tf.NamedTensorMap; value: tf.Scalar }[]>;
-  /**
-   * The policy update's gradients, loss value and metrics (in `UPDATE_METRICS` order) of each piece
-   * (`updatePieceLoss` over the minibatch's `numTokens`), in piece order, the pieces dealt round-robin to the
-   * workers: the same values to the bit as on this thread.
-   */
-  pieceUpdateGradients(
-    model: Model,
-    pieces: readonly UpdatePiece[],
-    numTokens: number,
-    config: UpdateLossConfig,
-  ): Promise<{ grads: tf.NamedTensorMap; value: tf.Scalar; metrics: tf.Scalar[] }[]>;
   /**
    * The `[B, L]` log-probs of each piece's targets (`sequenceLogProbs`, no
    * gradient), in piece order, the pieces dealt round-robin to the workers;
@@ -253,30 +241,6 @@ export function createGradientWorkers(size: number): GradientWorkers {
     dealt.forEach((mine, w) => mine.forEach(({ d, i }, j) => out[i] = read(results[w]!, j, d)));
     return out;
   };
-  /** A piece's tensors read out, as a job posts them. */
-  const pieceData = (p: { tokens: tf.Tensor2D; targets: tf.Tensor2D; mask: tf.Tensor2D }): PieceData => ({
-    shape: p.tokens.shape as [number, number],
-    tokens: p.tokens.dataSync() as Int32Array,
-    targets: p.targets.dataSync() as Int32Array,
-    mask: p.mask.dataSync() as Float32Array,
-  });
-  /** Each piece's gradients (and loss value, and the update's metrics) from the workers, as tensors here. */
-  const gradients = (model: Model, data: PieceData[], numTokens: number, update?: UpdateLossConfig) => {
-    const variables = trainableVariables(model);
-    const weights = weightsOf(model);
-    return scatter(
-      data,
-      (mine): GradientJob => ({ kind: "gradients", config: model.config, weights, pieces: mine, numTokens, update }),
-      (r: GradientResult, j) => {
-        const piece = r.pieces[j]!;
-        return {
-          grads: Object.fromEntries(variables.map((v, k) => [v.name, tf.tensor(piece.grads[k]!, v.shape, "float32")])),
-          value: tf.scalar(piece.value, "float32"),
-          ...(piece.metrics === undefined ? {} : { metrics: piece.metrics.map((m) => tf.scalar(m, "float32")) }),
-        };
-      },
-    );
-  };
   /** The model's weights as posted with a job. */
   const weightsOf = (model: Model) => trainableVariables(model).map((v) => v.dataSync() as Float32Array);
   // loads go to every worker at once; one load at a time, so two never hold half the workers each
@@ -327,24 +291,27 @@ export function createGradientWorkers(size: number): GradientWorkers {
     },
     pieceGradients(model, pieces, numTokens) {
       if (closed) return refuse("compute gradients");
-      return gradients(model, pieces.map(pieceData), numTokens);
-    },
-    pieceUpdateGradients(model, pieces, numTokens, config) {
-      if (closed) return refuse("compute gradients");
-      const data = pieces.map((p): PieceData => ({
-        ...pieceData(p),
-        update: {
-          oldLogProbs: p.oldLogProbs.dataSync() as Float32Array,
-          advantages: p.advantages.dataSync() as Float32Array,
-          ref: p.ref.dataSync() as Float32Array,
-          numTokens: p.numTokens,
-        },
+      const variables = trainableVariables(model);
+      const weights = weightsOf(model);
+      const data: PieceData[] = pieces.map((p) => ({
+        shape: p.tokens.shape as [number, number],
+        tokens: p.tokens.dataSync() as Int32Array,
+        targets: p.targets.dataSync() as Int32Array,
+        mask: p.mask.dataSync() as Float32Array,
       }));
-      const { clipLow, clipHigh, klCoef, klEstimator, temperature } = config;
-      const update = { clipLow, clipHigh, klCoef, klEstimator, temperature };
-      return gradients(model, data, numTokens, update) as Promise<
-        { grads: tf.NamedTensorMap; value: tf.Scalar; metrics: tf.Scalar[] }[]
-      >;
+      return scatter(
+        data,
+        (mine): GradientJob => ({ kind: "gradients", config: model.config, weights, pieces: mine, numTokens }),
+        (r: GradientResult, j) => {
+          const piece = r.pieces[j]!;
+          return {
+            grads: Object.fromEntries(
+              variables.map((v, k) => [v.name, tf.tensor(piece.grads[k]!, v.shape, "float32")]),
+            ),
+            value: tf.scalar(piece.value, "float32"),
+          };
+        },
+      );
     },
     liveBytes: () => [...live],
     close() {

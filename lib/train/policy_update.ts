@@ -16,7 +16,7 @@ import { clippedValueLoss } from "../loss/value_clip.ts";
 import { clipByGlobalNorm } from "../tensor/clip_grad_norm.ts";
 import type { AdamW } from "../optim/adamw.ts";
 import { collateLm, disposeLmBatch, type LmBatch } from "./collate.ts";
-import { accumulateGradients, splitByTokens, sumGradients } from "./micro_batches.ts";
+import { accumulateGradients, splitByTokens } from "./micro_batches.ts";
 import { UPDATE_METRICS, type UpdatePiece, updatePieceLoss } from "./update_loss.ts";
 import type { GradientWorkers } from "./gradient_workers.ts";
 import type { TurnSequence } from "./rl_batch.ts";
@@ -60,9 +60,8 @@ export interface UpdateModels {
   /** The critic's optimizer. */
   criticOptimizer?: AdamW;
   /**
-   * Workers for the reference's log-probs and the policy's gradients when a minibatch has 2+ micro-batches
-   * (`pieceLogProbs`, `pieceUpdateGradients`: the same values to the bit, each micro-batch on a core of its own).
-   * @default this thread
+   * Workers for the reference's log-probs when a minibatch has 2+ micro-batches (`pieceLogProbs`: the same values
+   * to the bit, each micro-batch's forward on a core of its own). @default this thread
    */
   workers?: GradientWorkers;
 }
@@ -179,25 +178,11 @@ export async function policyUpdate(
         metric[k] = next;
       };
       const pieces = micro.map((b, i) => updatePiece(b, refs[i]!));
-      // the gradients of 2+ micro-batches on the workers, one each at once; summed here in piece order either way
-      let summed: { grads: tf.NamedTensorMap; value: tf.Scalar };
-      if (models.workers !== undefined && micro.length >= 2) {
-        const out = await models.workers.pieceUpdateGradients(policy, pieces, N, config).catch((e) => {
-          micro.forEach(disposeLmBatch);
-          tf.dispose([refs, Object.values(metric)]);
-          throw e;
-        });
-        for (const o of out) UPDATE_METRICS.forEach((k, i) => addMetric(k, o.metrics[i]!));
-        tf.dispose(out.flatMap((o) => o.metrics));
-        summed = sumGradients(out);
-      } else {
-        summed = accumulateGradients(pieces, trainableVariables(policy), (piece) => {
-          const { loss, metrics } = updatePieceLoss(policy, piece, config, N);
-          for (const k of UPDATE_METRICS) addMetric(k, metrics[k]);
-          return loss;
-        });
-      }
-      const { grads, value } = summed;
+      const { grads, value } = accumulateGradients(pieces, trainableVariables(policy), (piece) => {
+        const { loss, metrics } = updatePieceLoss(policy, piece, config, N);
+        for (const k of UPDATE_METRICS) addMetric(k, metrics[k]);
+        return loss;
+      });
       const clipped = clipByGlobalNorm(grads, config.maxGradNorm);
       const read = tf.stack([
         value,

@@ -52,7 +52,7 @@ export interface RlStepContext {
   teacher?: AgentPolicy;
   /**
    * Workers for the rollouts (each turn's generation batches), MemPO's memory scoring and the update's reference
-   * pass and gradients (`UpdateModels.workers`): the same batches as on this thread, so the same numbers. @default this thread
+   * pass (`UpdateModels.workers`): the same batches as on this thread, so the same numbers. @default this thread
    */
   workers?: GradientWorkers;
   /**
@@ -185,7 +185,7 @@ export function rlModelsFromSft(sft: Model, algorithm: Algorithm, config: Experi
  * @param data Its data (the teacher writes with its tokenizer).
  * @param algorithm Which algorithm.
  * @param models The models ({@linkcode rlModelsFromSft}, or a checkpoint's).
- * @param workers Workers for the rollouts, MemPO's scoring, the reference pass and the update's gradients (`gradientWorkersFor()` in the
+ * @param workers Workers for the rollouts, MemPO's scoring and the reference pass (`gradientWorkersFor()` in the
  *   pipeline, started once per RL stage). @default this thread
  * @returns The context (the caller disposes the models and closes the workers).
  *
@@ -309,7 +309,7 @@ export function drawQuestions(
  * With `ctx.workers`, the rollout weights are loaded into every worker at
  * the start of the step, and each turn's generation batches (at most
  * `ctx.rolloutBatchRows` rows), MemPO's scoring batches (P_mem, P_full) and
- * the update's reference pass and gradients run there, each batch on the next free worker.
+ * the update's reference pass run there, each batch on the next free worker.
  * The batches and their seeds depend on the step's episodes only, so the
  * metrics are the same to the bit with any number of workers or none
  * (tested over MemPO steps with 0, 1 and 2 workers).

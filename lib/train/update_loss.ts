@@ -1,7 +1,6 @@
 /**
- * The loss of one micro-batch of the policy update (PPO-clip plus the reference KL) with its diagnostics: one home,
- * computed on this thread by {@linkcode ./policy_update.ts} or in a gradient worker (`pieceUpdateGradients`), so both
- * give the same bits.
+ * The loss of one micro-batch of the policy update (PPO-clip plus the reference KL) with its diagnostics, as
+ * `policyUpdate` (./policy_update.ts) differentiates it.
  *
  * @module
  */

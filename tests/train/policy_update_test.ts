@@ -128,7 +128,7 @@ Deno.test("policyUpdate(): two PPO epochs with KL and a critic agree across back
   }
 });
 
-Deno.test("policyUpdate() with workers for the reference pass and the gradients: the same stats and weights, to the bit", async () => {
+Deno.test("policyUpdate() with workers for the reference pass: the same stats and weights, to the bit", async () => {
   const { setBackend } = await import("../../lib/backend.ts");
   const { createGradientWorkers } = await import("../../lib/train/gradient_workers.ts");
   await setBackend("wasm");
