@@ -9,7 +9,8 @@
 // memory, the think lookups of the chain memory on lengthened questions) left it; commit dbd8926 has them
 // (docs/design.md#retired). Then, pooled over the sets: the reads (the appended answer, the memory decision, the next
 // hop's entity) by the facts their document states, and on documents of two facts by the relation asked and by the
-// place the document states it in; with --baseline RUN, the difference of the two-fact read against that run's policy at the same positions.
+// place the document states it in; with --baseline RUN, the difference of the two-fact read against that run's
+// policy at the same positions.
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { UsageError } from "../lib/errors.ts";
 import { newcombePairedDifference, wilsonInterval } from "../lib/eval/proportion_interval.ts";

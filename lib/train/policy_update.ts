@@ -11,34 +11,23 @@ import { createRng, hashSeed, shuffled } from "../random.ts";
 import { type Model, trainableVariables } from "../model/params.ts";
 import { sequenceLogProbs } from "../model/score.ts";
 import { forwardHidden, valueHead } from "../model/transformer.ts";
-import type { KlEstimator } from "../loss/kl.ts";
 import { clippedValueLoss } from "../loss/value_clip.ts";
 import { clipByGlobalNorm } from "../tensor/clip_grad_norm.ts";
 import type { AdamW } from "../optim/adamw.ts";
 import { collateLm, disposeLmBatch, type LmBatch } from "./collate.ts";
 import { accumulateGradients, splitByTokens } from "./micro_batches.ts";
-import { UPDATE_METRICS, type UpdatePiece, updatePieceLoss } from "./update_loss.ts";
+import { UPDATE_METRICS, type UpdateLossConfig, type UpdatePiece, updatePieceLoss } from "./update_loss.ts";
 import type { GradientWorkers } from "./gradient_workers.ts";
 import type { TurnSequence } from "./rl_batch.ts";
 
-/** Hyperparameters of {@linkcode policyUpdate}. */
-export interface PolicyUpdateConfig {
-  /** ε_low. */
-  clipLow: number;
-  /** ε_high. */
-  clipHigh: number;
-  /** β of the reference KL. */
-  klCoef: number;
-  /** KL estimator. */
-  klEstimator: KlEstimator;
+/** Hyperparameters of {@linkcode policyUpdate}: the micro-batch loss's ({@linkcode UpdateLossConfig}) and these. */
+export interface PolicyUpdateConfig extends UpdateLossConfig {
   /** Epochs over the batch. */
   ppoEpochs: number;
   /** Sequences per minibatch. */
   miniBatchSize: number;
   /** Gradient-norm clip. */
   maxGradNorm: number;
-  /** Sampling temperature (log-probs are computed at the same temperature). */
-  temperature: number;
   /** Value-loss coefficient (PPO). */
   vfCoef: number;
   /** Value clip range (PPO). */
