@@ -37,7 +37,6 @@ const WHERE = {
   "answer appended": "the appended answer",
   "memory decision": "the memory decision",
   "next hop read": "the next hop's entity",
-  "fact read": "the quoted fact's object",
 } as const;
 
 const TASK = {
@@ -129,9 +128,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     // what it writes instead of a carried answer, and of the one appended
     const carryAll = await carryRecords(model, data.tokenizer, sequences);
     read.push(...carryAll.filter((r) => r.step !== "answers carried"));
-    for (
-      const step of ["answers carried", "answer appended", "memory decision", "next hop read", "fact read"] as const
-    ) {
+    for (const step of ["answers carried", "answer appended", "memory decision", "next hop read"] as const) {
       const records = carryAll.filter((r) => r.step === step);
       if (records.length === 0) continue;
       const where = WHERE[step];
@@ -166,7 +163,6 @@ await runTask(TASK, async ({ flags, positionals }) => {
     ["the read", appended],
     ["the memory decision", read.filter((r) => r.step === "memory decision")],
     ["the next hop's read", read.filter((r) => r.step === "next hop read")],
-    ["the quoted read", read.filter((r) => r.step === "fact read")],
   ] as const;
   for (const [what, records] of reads) {
     console.log(

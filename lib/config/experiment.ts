@@ -41,12 +41,8 @@ const list = <T extends z.ZodType>(item: T) =>
 const path = () => z.string({ error: "must be a path (a string)" }).min(1, { error: "must be a non-empty path" });
 const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: "must be an object of fields" });
 
-/** The teacher's memory formats a run may choose (`sft.teacherMemory`). */
-export const TEACHER_MEMORIES = [
-  "state-relations",
-  "state-relations-bare",
-  "state-quoted",
-] as const satisfies readonly MemoryFormat[];
+/** The teacher's memory formats a run may choose (`sft.teacherMemory`): the two the presets use. */
+export const TEACHER_MEMORIES = ["state-relations", "state-relations-bare"] as const satisfies readonly MemoryFormat[];
 
 /** The teacher's memory format when `sft.teacherMemory` is left out ({@linkcode teacherMemory}). */
 export const DEFAULT_TEACHER_MEMORY: MemoryFormat = "state-relations";
@@ -190,9 +186,8 @@ export const SFT_CONFIG_SCHEMA = section({
   }),
   teacherMemory: oneOf(TEACHER_MEMORIES).optional().meta({
     description: "What the teacher's <mem> holds: state-relations (the objectives still open, each with the " +
-      "relations left, then the answers found: the same operation every turn, whatever the number of objectives), " +
-      "state-relations-bare (the same with no ';' between items or answers), or state-quoted (the bare state after " +
-      "the fact just read, quoted as its document states it: 's r o .', so the read follows its key).",
+      "relations left, then the answers found: the same operation every turn, whatever the number of objectives) " +
+      "or state-relations-bare (the same with no ';' between items or answers).",
     unset: DEFAULT_TEACHER_MEMORY,
   }),
 });

@@ -18,19 +18,17 @@ import { createRng, hashSeed, hashString } from "../random.ts";
 import { encode, type Tokenizer } from "../text/tokenizer.ts";
 import type { AgentPolicy, TurnOutput, TurnRequest } from "./rollout.ts";
 import type { SubQuestion } from "./questions.ts";
-import { DECOY_RELATION, RELATION_WORDS } from "./world.ts";
+import { RELATION_WORDS } from "./world.ts";
 
 /**
  * The teacher's memory: the agent's whole state, each open objective with its
  * relations and `;` between items and answers (`"state-relations"`,
- * {@linkcode stateTeacherTurn}), the same with no `;` (`"state-relations-bare"`),
- * or the bare state after the fact just read, quoted as its document states it
- * (`"state-quoted"`: `s r o .`, so the read is keyed by the two words before it).
+ * {@linkcode stateTeacherTurn}), or the same with no `;` (`"state-relations-bare"`).
  */
 export type MemoryFormat = typeof MEMORY_FORMATS[number];
 
 /** The memory formats ({@linkcode MemoryFormat}). */
-export const MEMORY_FORMATS = ["state-relations", "state-relations-bare", "state-quoted"] as const;
+export const MEMORY_FORMATS = ["state-relations", "state-relations-bare"] as const;
 
 /** Options of {@linkcode createTeacher}. */
 export interface TeacherOptions {
@@ -81,8 +79,6 @@ function planTurn(
 
 /** A state memory read back ({@linkcode parseStateMemory}). */
 export interface StateMemory {
-  /** The fact just read, `[s, r, o]`, where the memory quotes one (`"state-quoted"`); absent otherwise. */
-  quote?: string[];
   /** The open objectives, each its words: the entity to look up and the relations left. */
   open: string[][];
   /** The answers found, in order. */
@@ -95,13 +91,11 @@ export interface StateMemory {
  * `|` are the open list, where a relation word belongs to the item before it
  * and any other word starts an item; the words after `|` are the answers.
  * The `;` between items and answers (`"state-relations"`) is skipped, so
- * both formats read alike. A memory without `|` is all open items. The words
- * up to a `.` are the quoted fact (`"state-quoted"`), read apart.
+ * both formats read alike. A memory without `|` is all open items.
  *
  * ```text
  * "olvan born ; vunom founder born | kalmar"     →  open [[olvan, born], [vunom, founder, born]], answers [kalmar]
  * "olvan born vunom founder born | kalmar tesla" →  open [[olvan, born], [vunom, founder, born]], answers [kalmar, tesla]
- * "zorbex born kalmar . vunom founder born | kalmar" → quote [zorbex, born, kalmar], open [[vunom, founder, born]], …
  * ```
  *
  * Source: this package (the inverse of {@linkcode stateTeacherTurn}'s memory).
@@ -119,11 +113,6 @@ export interface StateMemory {
  *   answers: ["kalmar", "tesla"],
  * });
  * assert.deepEqual(parseStateMemory(["|", "kalmar"]), { open: [], answers: ["kalmar"] });
- * assert.deepEqual(parseStateMemory("zorbex born kalmar . | kalmar"), {
- *   quote: ["zorbex", "born", "kalmar"],
- *   open: [],
- *   answers: ["kalmar"],
- * });
  * assert.deepEqual(parseStateMemory("olvan born ; vunom founder born | kalmar ; tesla"), {
  *   open: [["olvan", "born"], ["vunom", "founder", "born"]],
  *   answers: ["kalmar", "tesla"],
@@ -131,9 +120,7 @@ export interface StateMemory {
  * ```
  */
 export function parseStateMemory(memory: string | readonly string[]): StateMemory {
-  const all = (typeof memory === "string" ? memory.split(/\s+/) : memory).filter((w) => w !== "" && w !== ";");
-  const dot = all.indexOf(".");
-  const words = dot < 0 ? all : all.slice(dot + 1);
+  const words = (typeof memory === "string" ? memory.split(/\s+/) : memory).filter((w) => w !== "" && w !== ";");
   const bar = words.indexOf("|");
   const [openWords, answers] = bar < 0 ? [words, []] : [words.slice(0, bar), words.slice(bar + 1)];
   const open: string[][] = [];
@@ -141,7 +128,7 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
     if (RELATION_WORDS.has(w) && open.length > 0) open.at(-1)!.push(w); // a relation left of the item before
     else open.push([w]);
   }
-  return dot < 0 ? { open, answers: [...answers] } : { quote: all.slice(0, dot), open, answers: [...answers] };
+  return { open, answers: [...answers] };
 }
 
 /**
@@ -177,16 +164,6 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * first name is keyed by the two words before it (the last two words of the
  * item before), not three.
  *
- * With `quote` (`sft.teacherMemory: "state-quoted"`) every memory after the
- * first opens with the fact the latest search was for, as its document states
- * it (`zorbex born kalmar . vunom founder born | kalmar`), then the bare
- * state: the read is the word after the subject and relation just written,
- * the pair read of the recall warm-up (`lib/train/recall_task.ts`), and the
- * state copies the word read from a few tokens back. A dropped objective
- * whose document holds a decoy quotes the decoy's fact (`zorbex lives tesla
- * .`): the teacher's imperfection is which relation it writes, the read
- * given it stays exact.
- *
  * Relation words repeat in the open list, so a one-word lookup is ambiguous (the SFT policy sometimes copies one item
  * twice). The layouts measured against it (the subjects alone, the stack, the chain: docs/research/paper_regime.md)
  * left the code (docs/design.md#retired).
@@ -197,8 +174,7 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * @param subQuestions The question's objectives.
  * @param turn Turn index (0-based).
  * @param dropped Objectives (0-based) whose answers are forgotten once earlier.
- * @param options `bare`: no `;` between the memory's items and answers; `quote`: the fact read first (bare).
- *   @default { bare: false, quote: false }
+ * @param options `bare`: no `;` between the memory's items and answers. @default { bare: false }
  * @returns The turn, or null past the plan's end.
  *
  * @example
@@ -215,19 +191,17 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * assert.equal(stateTeacherTurn(two, 0, new Set(), { bare: true })?.mem, "zorbex born vunom born |");
  * assert.equal(stateTeacherTurn(two, 2, new Set(), { bare: true })?.mem, "| kalmar tesla");
  * assert.equal(stateTeacherTurn(two, 2, new Set([0]), { bare: true })?.content, "unknown ; tesla");
- * assert.equal(stateTeacherTurn(two, 1, new Set(), { quote: true })?.mem, "zorbex born kalmar . vunom born | kalmar");
  * ```
  */
 export function stateTeacherTurn(
   subQuestions: readonly SubQuestion[],
   turn: number,
   dropped: ReadonlySet<number>,
-  options: { bare?: boolean; quote?: boolean } = {},
+  options: { bare?: boolean } = {},
 ): TeacherTurn | null {
   const plan = planTurn(subQuestions, turn);
   if (plan === null) return null;
   const { steps, done, fresh } = plan;
-  const quote = options.quote && turn > 0 ? `${quotedFact(subQuestions, done.at(-1)!, dropped)} . ` : "";
   const open: string[] = [];
   const found: string[] = [];
   subQuestions.forEach((q, i) => {
@@ -235,25 +209,11 @@ export function stateTeacherTurn(
     if (read < q.hops.length) open.push([q.hops[read]!.entity, ...q.hops.slice(read).map((h) => h.relation)].join(" "));
     else found.push(keptAnswer(q, dropped.has(i), i === fresh));
   });
-  const sep = options.bare || options.quote ? " " : " ; ";
-  const mem = quote + [open.join(sep), "|", found.join(sep)].filter((p) => p !== "").join(" ");
+  const sep = options.bare ? " " : " ; ";
+  const mem = [open.join(sep), "|", found.join(sep)].filter((p) => p !== "").join(" ");
   if (turn === steps.length) return { mem, think: "answer", action: "answer", content: found.join(" ; ") };
   const { hop } = steps[turn]!;
   return { mem, think: `${hop.entity} ${hop.relation}`, action: "search", content: `${hop.entity} ${hop.relation}` };
-}
-
-/**
- * The fact a quoting teacher writes for the step just read: its hop's entity, relation and answer, or, at the last hop
- * of a dropped objective whose document holds a decoy, the decoy's relation and the decoy (as {@linkcode keptAnswer}).
- */
-function quotedFact(subQuestions: readonly SubQuestion[], step: PlanStep, dropped: ReadonlySet<number>): string {
-  const { hop, i, j } = step;
-  const other = DECOY_RELATION[hop.relation];
-  const last = j === subQuestions[i]!.hops.length - 1;
-  if (last && dropped.has(i) && hop.decoy !== undefined && other !== undefined) {
-    return `${hop.entity} ${other} ${hop.decoy}`;
-  }
-  return `${hop.entity} ${hop.relation} ${hop.answer}`;
 }
 
 /** What the teacher writes at one turn (text after the forced `<mem>`). */
@@ -394,7 +354,6 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
     );
   }
   const bare = memory === "state-relations-bare";
-  const quote = memory === "state-quoted";
   if (!(dropProbability >= 0 && dropProbability <= 1)) {
     throw new RangeError(`Invalid teacher: dropProbability must be in [0, 1], current value is ${dropProbability}`);
   }
@@ -404,7 +363,7 @@ export function createTeacher(tokenizer: Tokenizer, options: TeacherOptions = {}
         const subs = episode.task.subQuestions;
         if (subs === undefined) throw new TypeError(`The teacher needs task.subQuestions (episode ${episode.id})`);
         const dropped = droppedObjectives(episode.task.question, subs.length, { dropProbability, seed });
-        const t = stateTeacherTurn(subs, episode.turns.length, dropped, { bare, quote });
+        const t = stateTeacherTurn(subs, episode.turns.length, dropped, { bare });
         const text = t === null
           ? "</mem>"
           : `${t.mem} </mem> <think> ${t.think} </think> <${t.action}> ${t.content} </${t.action}>`;

@@ -41,8 +41,7 @@ function memWords(turn: Pick<EpisodeTurn, "text"> | undefined): Set<string> {
  * The places in a turn's sampled tokens where its memory takes in a new
  * fact that has a decoy: a `<mem>` token that is a memory decision's needed
  * value or decoy (`memoryDecisions`) and that the turn before's memory did
- * not hold; where the memory quotes it as a fact (`s r o .`), the relation
- * before it, which decides the fact.
+ * not hold.
  *
  * Source: this package (the memory decision of `keptFacts`).
  *
@@ -67,10 +66,6 @@ function memWords(turn: Pick<EpisodeTurn, "text"> | undefined): Set<string> {
  * };
  * assert.deepEqual(decisionPlaces(episode as never, 1, tokenizer), [1]);
  * assert.deepEqual(decisionPlaces(episode as never, 0, tokenizer), []);
- * // quoted: `muzox lives vetox . | vetox` decides at `lives`
- * const quoting = { tokens: ["|", "vetox", "kalmar", "</mem>", "muzox", "lives", "."] } as never;
- * const turns = [episode.turns[0]!, { text: "<mem> muzox lives vetox . | vetox </mem>", sampled: [4, 5, 1, 6, 0, 1, 3], memSpan: [0, 6] }];
- * assert.deepEqual(decisionPlaces({ ...episode, turns } as never, 1, quoting), [1]);
  * ```
  */
 export function decisionPlaces(episode: Pick<Episode, "task" | "turns">, t: number, tokenizer: Tokenizer): number[] {
@@ -78,15 +73,10 @@ export function decisionPlaces(episode: Pick<Episode, "task" | "turns">, t: numb
   if (turn.memSpan === undefined) return [];
   const facts = new Set(memoryDecisions(episode.task).flatMap((d) => [d.answer, d.decoy]));
   const before = memWords(episode.turns[t - 1]);
-  const taken = new Set<string>();
   const out: number[] = [];
   for (let j = turn.memSpan[0]; j < turn.memSpan[1]; j++) {
     const word = tokenizer.tokens[turn.sampled[j]!];
-    if (word === undefined || !facts.has(word) || before.has(word) || taken.has(word)) continue;
-    taken.add(word); // once a turn: a quoted fact's copy among the answers is not a second decision
-    // a quoted fact (`s r o .`, "state-quoted"): the decision is the relation written, the object then follows it
-    const quoted = tokenizer.tokens[turn.sampled[j + 1]!] === "." && j > turn.memSpan[0];
-    out.push(quoted ? j - 1 : j);
+    if (word !== undefined && facts.has(word) && !before.has(word)) out.push(j);
   }
   return out;
 }

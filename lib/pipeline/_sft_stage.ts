@@ -137,7 +137,7 @@ async function sftPool(ctx: StageContext): Promise<SftPool> {
       ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), {
         count: drills,
         seed: seedSft + 31,
-        bare: teacherMemory(config) !== "state-relations", // the teacher's list style (a first turn quotes nothing)
+        bare: teacherMemory(config) === "state-relations-bare", // the teacher's list style
       })
       : []),
   ];

@@ -16,7 +16,6 @@
  */
 import type { Tokenizer } from "../../lib/text/tokenizer.ts";
 import { parseStateMemory } from "../../lib/env/teacher.ts";
-import { RELATION_WORDS } from "../../lib/env/world.ts";
 import type { Model } from "../../lib/model/params.ts";
 import type { LmSequence } from "../../lib/train/collate.ts";
 import { resultDocuments, stepPositions } from "./step_diagnostic.ts";
@@ -102,32 +101,27 @@ export function carryOutcome(
   return context.includes(predicted) ? "other word of the context" : "word not in the context";
 }
 
-/**
- * The first fact of `docs` whose object is `wanted` (and whose subject is `subject`, where given), with its document
- * (undefined where none has it).
- */
+/** The first fact of `docs` whose object is `wanted`, with its document (undefined where none has it). */
 function answerFact(
   docs: readonly string[][][],
   wanted: string,
-  subject?: string,
 ): { doc: readonly string[][]; fact: readonly string[] } | undefined {
   for (const doc of docs) {
-    const fact = doc.find((f) => f[2] === wanted && (subject === undefined || f[0] === subject));
+    const fact = doc.find((f) => f[2] === wanted);
     if (fact !== undefined) return { doc, fact };
   }
   return undefined;
 }
 
 /**
- * The answer's fact in `docs` ({@linkcode answerFact}, of `subject` where one has it): how many facts its document states of its subject, its
+ * The answer's fact in `docs` ({@linkcode answerFact}): how many facts its document states of its subject, its
  * relation, and its place among them (1: stated first); 0, `""` and 0 where no document has it.
  */
 function readFact(
   docs: readonly string[][][],
   wanted: string,
-  subject?: string,
 ): { documentFacts: number; relation: string; place: number } {
-  const found = answerFact(docs, wanted, subject) ?? answerFact(docs, wanted);
+  const found = answerFact(docs, wanted);
   if (found === undefined) return { documentFacts: 0, relation: "", place: 0 };
   const own = found.doc.filter((f) => f[0] === found.fact[0]);
   return { documentFacts: own.length, relation: found.fact[1]!, place: own.findIndex((f) => f === found.fact) + 1 };
@@ -135,11 +129,10 @@ function readFact(
 
 /**
  * The memory steps {@linkcode carryRecords} sorts: the answers copied, the one appended (a last hop's read; the
- * memory decision where its document also gives the decoy), the entity that opens the rewritten head objective
- * after a first hop (`"open next hop"`'s first word: a first hop's read), and the quoted fact's object (`"fact
- * read"`: the read of a `"state-quoted"` memory, which the appended answer and the next hop then copy).
+ * memory decision where its document also gives the decoy), and the entity that opens the rewritten head objective
+ * after a first hop (`"open next hop"`'s first word: a first hop's read).
  */
-export type CarryStep = "answers carried" | "answer appended" | "memory decision" | "next hop read" | "fact read";
+export type CarryStep = "answers carried" | "answer appended" | "memory decision" | "next hop read";
 
 /** One carried or appended answer, sorted ({@linkcode carryRecords}). */
 export interface CarryRecord {
@@ -220,7 +213,6 @@ export async function carryRecords(
   const sorted = (s: LmSequence): [number, CarryStep][] =>
     stepPositions(tokenizer, s).flatMap(([i, step], k, all): [number, CarryStep][] => {
       if (step === "answers carried" || step === "answer appended" || step === "memory decision") return [[i, step]];
-      if (step === "fact read") return [[i, step]];
       const first = step === "open next hop" && (k === 0 || all[k - 1]![1] !== "open next hop");
       return first ? [[i, "next hop read"]] : [];
     });
@@ -246,13 +238,7 @@ export async function carryRecords(
         step,
         outcome: carryOutcome(got, words[i]!, previous, words.slice(0, i)),
         listLength: previous.answers.length,
-        // a quote's fact is the one of its subject; a quoted memory decision is a relation word, whose fact's
-        // object the quote writes next
-        ...(step === "fact read"
-          ? readFact(resultDocuments(words, i), words[i]!, words[i - 2])
-          : RELATION_WORDS.has(words[i]!)
-          ? readFact(resultDocuments(words, i), words[i + 1] ?? "", words[i - 1])
-          : readFact(resultDocuments(words, i), words[i]!)),
+        ...readFact(resultDocuments(words, i), words[i]!),
         rightWithoutEnd: unlessEnded !== undefined && unlessEnded[n]![i] === s.tokens[i],
       });
     }

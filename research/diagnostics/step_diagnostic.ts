@@ -7,10 +7,7 @@
  * or appended where the document just read also holds the decoy (the memory
  * decision: the person's other city, which the cold-start teacher keeps
  * instead at `sft.dropProbability`); the think, the search and the final
- * answer. Where the memory quotes the fact just read (`"state-quoted"`), its
- * subject and relation are the quoted key (the relation is the memory
- * decision where the document gives the decoy), its object the fact read,
- * and the appended answer a copy of it.
+ * answer.
  *
  * @module
  */
@@ -23,8 +20,6 @@ import { type Hits, teacherForcedHits } from "./teacher_forced.ts";
 
 /** The steps of a state-memory turn, in the order they are reported. */
 export const STEP_KINDS = [
-  "quoted key",
-  "fact read",
   "open from question",
   "open carried",
   "open next hop",
@@ -84,12 +79,6 @@ export interface StepAccuracy {
  * const n2 = encode(tok2, read).ids.length;
  * const labels2 = stepPositions(tok2, { tokens: ids2, lossMask: ids2.map((_, i) => (i >= n2 ? 1 : 0)) });
  * assert.deepEqual(labels2.map(([, s]) => s), ["separators", "memory decision"]);
- * // quoted, the decision is the relation written; the word after it is the read, the appended answer its copy
- * const ids3 = encode(tok2, `${read} a born x . | x </mem>`).ids;
- * const labels3 = stepPositions(tok2, { tokens: ids3, lossMask: ids3.map((_, i) => (i >= n2 ? 1 : 0)) });
- * assert.deepEqual(labels3.map(([, s]) => s), [
- *   "quoted key", "memory decision", "fact read", "separators", "separators", "answer appended",
- * ]);
  * ```
  */
 export function stepPositions(tokenizer: Tokenizer, sequence: LmSequence): [number, StepKind][] {
@@ -188,7 +177,7 @@ function decisionWords(words: readonly string[], first: number): Set<string> {
   return out;
 }
 
-/** The memory's words: the quoted fact where there is one, the open items, then the answers (`"state-relations"`). */
+/** The memory's words: the open items, then the answers (`"state-relations"`, with or without `;`). */
 function labelMemory(
   words: readonly string[],
   first: number,
@@ -205,14 +194,6 @@ function labelMemory(
   const fresh = current.answers.length - (previous?.answers.length ?? 0);
   // walk the memory's words in parseStateMemory's reading: `;` and `|` are separators
   let i = first;
-  if (current.quote !== undefined) {
-    const [, , object] = current.quote;
-    current.quote.forEach((_, n) => {
-      const decision = n === 1 && object !== undefined && decisions.has(object);
-      out.push([i++, n === 2 ? "fact read" : decision ? "memory decision" : "quoted key"]);
-    });
-    out.push([i++, "separators"]); // the quote's `.`
-  }
   const separators = () => {
     while (i < memEnd && (words[i] === ";" || words[i] === "|")) out.push([i++, "separators"]);
   };
@@ -232,8 +213,7 @@ function labelMemory(
     current.answers.forEach((_, j) => {
       const appended = previous === undefined || j >= current.answers.length - fresh;
       separators();
-      const decided = current.quote === undefined && decisions.has(words[i]!);
-      const step = !appended ? "answers carried" : decided ? "memory decision" : "answer appended";
+      const step = !appended ? "answers carried" : decisions.has(words[i]!) ? "memory decision" : "answer appended";
       out.push([i++, step]);
     });
   openItems();

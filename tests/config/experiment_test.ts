@@ -200,7 +200,7 @@ Deno.test("resolveConfig(): the retired presets and fields are refused as unknow
   for (const teacherMemory of ["slots", "state", "state-stack", "state-chain-bare"]) {
     assert.throws(
       () => resolveConfig("quick", { sft: { teacherMemory } } as never),
-      /sft\.teacherMemory must be one of state-relations, state-relations-bare, state-quoted, current value is/,
+      /sft\.teacherMemory must be one of state-relations, state-relations-bare, current value is/,
     );
   }
 });

@@ -7,7 +7,7 @@ import {
   parseStateMemory,
   stateTeacherTurn,
 } from "../../lib/env/teacher.ts";
-import { DECOY_RELATION, generateWorld } from "../../lib/env/world.ts";
+import { generateWorld } from "../../lib/env/world.ts";
 import { buildQaSplits, makeSubQuestion, TEMPLATES } from "../../lib/env/questions.ts";
 import { parseTurn } from "../../lib/env/format.ts";
 import { buildTokenizer } from "../../lib/text/tokenizer.ts";
@@ -122,18 +122,16 @@ for (const format of MEMORY_FORMATS) {
   Deno.test(`parseStateMemory(): reads back every memory stateTeacherTurn writes as ${format} (1-8 objectives, with drops), word for word`, () => {
     const w = generateWorld(9);
     const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 3, 4, 5, 6, 7, 8], seed: 5 });
-    const options = { bare: format === "state-relations-bare", quote: format === "state-quoted" };
-    const sep = format === "state-relations" ? " ; " : " ";
+    const bare = format === "state-relations-bare";
+    const sep = bare ? " " : " ; ";
     let checked = 0;
     let rewritten = 0;
-    for (const { subs, dropped, t, turn } of teacherMemories(test, options)) {
-      const { quote, open, answers } = parseStateMemory(turn.mem);
-      // the round trip: the quote, the items and the answers, joined as the teacher joins them, are the memory again
-      assert.equal(quote !== undefined, options.quote && t > 0, "a quote after every search, in the quoting format");
+    for (const { subs, dropped, turn } of teacherMemories(test, bare)) {
+      const { open, answers } = parseStateMemory(turn.mem);
+      // the round trip: the items and the answers, joined as the teacher joins them, are the memory again
       const sides = [open.map((item) => item.join(" ")).join(sep), "|", answers.join(sep)];
-      const head = quote === undefined ? "" : `${quote.join(" ")} . `;
-      assert.equal(head + sides.filter((p) => p !== "").join(" "), turn.mem);
-      assert.deepEqual(parseStateMemory(turn.mem.split(" ")), parseStateMemory(turn.mem), "words and text read alike");
+      assert.equal(sides.filter((p) => p !== "").join(" "), turn.mem);
+      assert.deepEqual(parseStateMemory(turn.mem.split(" ")), { open, answers }, "words and text read alike");
       // each open item is a subject with its relations, or (only the head, the first) the entity found and the one
       // relation left
       const bySubject = new Map(subs.map((s) => [s.subject, s]));
@@ -155,16 +153,13 @@ for (const format of MEMORY_FORMATS) {
 }
 
 /** Every turn the state teacher writes for the test questions, with 0.5 drops (seed 1). */
-function* teacherMemories(
-  test: ReturnType<typeof buildQaSplits>["test"],
-  options: { bare?: boolean; quote?: boolean },
-) {
+function* teacherMemories(test: ReturnType<typeof buildQaSplits>["test"], bare: boolean) {
   for (const qs of test.values()) {
     for (const q of qs) {
       const subs = q.subQuestions;
       const dropped = droppedObjectives(q.question, subs.length, { dropProbability: 0.5, seed: 1 });
       for (let t = 0;; t++) {
-        const turn = stateTeacherTurn(subs, t, dropped, options);
+        const turn = stateTeacherTurn(subs, t, dropped, { bare });
         if (turn === null) break;
         yield { subs, dropped, t, turn };
       }
@@ -172,40 +167,13 @@ function* teacherMemories(
   }
 }
 
-Deno.test("stateTeacherTurn() quoting: each memory after a search quotes a fact of the world about the entity searched, with the relation searched unless the objective is dropped and its document holds the decoy; the state then takes the word quoted", () => {
-  const w = generateWorld(9, { lives: 1 });
-  const { test } = buildQaSplits(w, { testCount: 6, testObjectives: [1, 2, 4, 8], seed: 5 });
-  let previous: string[] = [];
-  let [quotes, decoys] = [0, 0];
-  for (const { subs, dropped, t, turn } of teacherMemories(test, { quote: true })) {
-    const { quote, open, answers } = parseStateMemory(turn.mem);
-    if (t > 0) {
-      const [s, r, o] = quote!;
-      assert.equal(w.byName.get(s!)!.facts[r as "born"], o, `${turn.mem}: a fact of the world`);
-      const [searched, relation] = previous;
-      assert.equal(s, searched);
-      // the objective read: the one whose hop searched (entity, relation); dropped with a decoy, the other relation
-      const i = subs.findIndex((q) => q.hops.some((h) => h.entity === searched && h.relation === relation));
-      const last = subs[i]!.hops.at(-1)!;
-      const decoyKept = dropped.has(i) && last.entity === searched && last.decoy !== undefined;
-      assert.equal(r, decoyKept ? DECOY_RELATION[relation as "born"] : relation, turn.mem);
-      decoys += decoyKept ? 1 : 0;
-      // the word quoted is the next hop's entity (the head rewritten) or the answer appended last
-      assert.ok(open[0]?.[0] === o || answers.at(-1) === o, turn.mem);
-      quotes += 1;
-    }
-    previous = turn.action === "search" ? turn.content.split(" ") : [];
-  }
-  assert.ok(quotes > 100 && decoys > 10, `${quotes} quotes, ${decoys} of a decoy`);
-});
-
 Deno.test("parseStateMemory(): edge cases", () => {
   assert.deepEqual(parseStateMemory("a b"), { open: [["a"], ["b"]], answers: [] }, "no bar: all open");
   assert.deepEqual(parseStateMemory("born x |"), { open: [["born"], ["x"]], answers: [] }, "a leading relation word");
   assert.deepEqual(parseStateMemory("|"), { open: [], answers: [] }, "nothing open, nothing found");
 });
 
-Deno.test("createTeacher(): the memory formats, each as stateTeacherTurn writes it; a retired format is refused, naming them", async () => {
+Deno.test("createTeacher(): the two memory formats, each as stateTeacherTurn writes it; a retired format is refused, naming the two", async () => {
   const w = generateWorld(6);
   const person = w.entities.find((e) => e.type === "person")!;
   const film = w.entities.find((e) => e.type === "film")!;
@@ -235,9 +203,7 @@ Deno.test("createTeacher(): the memory formats, each as stateTeacherTurn writes 
   for (const memory of ["slots", "state", "state-stack", "state-chain", "state-chain-bare", "state-chain-linked"]) {
     assert.throws(
       () => createTeacher(tok, { memory: memory as never }),
-      new RegExp(
-        `memory must be one of "state-relations", "state-relations-bare", "state-quoted", current value is "${memory}"`,
-      ),
+      new RegExp(`memory must be one of "state-relations", "state-relations-bare", current value is "${memory}"`),
     );
   }
 });

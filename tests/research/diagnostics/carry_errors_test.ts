@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildData, loadData } from "../../../lib/data/build.ts";
-import { buildTokenizer, decode, encode } from "../../../lib/text/tokenizer.ts";
+import { decode } from "../../../lib/text/tokenizer.ts";
 import { teacherDemonstrations } from "../../../lib/train/demos.ts";
 import { modelPreset } from "../../../lib/model/config.ts";
 import { createModel } from "../../../lib/model/params.ts";
@@ -66,27 +66,6 @@ Deno.test("carryErrors(): one outcome per carried answer of state-relations-bare
       if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
       else if (r.outcome !== "list ended (|)") assert.ok(!r.rightWithoutEnd, r.outcome);
     }
-  } finally {
-    model.dispose();
-  }
-});
-
-Deno.test("carryRecords(): a quoted memory's read is its object, judged by the fact of the quoted subject; a person's quote decides at the relation", async () => {
-  const tok = buildTokenizer(["a b x y z born lives founder | ."]);
-  const model = createModel(modelPreset("tiny", tok.size), { seed: 2 });
-  try {
-    // doc 1 also has x as an object (b founder x): the quoted read is a's fact, stated second of a's two
-    const context =
-      "<mem> a lives | </mem> <information> [ b founder x . ] [ a born y . a lives x . ] </information> <mem>";
-    const ids = encode(tok, `${context} a lives x . | x </mem>`).ids;
-    const n = encode(tok, context).ids.length;
-    const records = await carryRecords(model, tok, [{ tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) }]);
-    const read = records.find((r) => r.step === "fact read")!;
-    assert.deepEqual([read.documentFacts, read.relation, read.place], [2, "lives", 2]);
-    const decision = records.find((r) => r.step === "memory decision")!;
-    assert.deepEqual([decision.documentFacts, decision.relation, decision.place], [2, "lives", 2]);
-    // the appended answer copies the quote: an appended answer, not a second decision
-    assert.deepEqual(records.map((r) => r.step), ["memory decision", "fact read", "answer appended"]);
   } finally {
     model.dispose();
   }
