@@ -1,0 +1,66 @@
+// `deno run -A research/recall_probe.ts RUN [--policy sft|mempo|grpo|ppo] [--count N]`: does a run's policy still do
+// the recall warm-up's pair read (lib/train/recall_task.ts) after SFT? On fresh recall sequences (facts `s r o .` of
+// random words, each subject with two relations; questions `s r`), teacher-forced greedy, each question's object
+// sorted by what the policy predicts: the fact asked (the pair read), the subject's other fact (a read by the subject
+// alone), another subject's fact of the same relation (a read by the relation alone), or any other word.
+import { readRunConfig } from "../lib/config/run_config.ts";
+import { ALGORITHMS } from "../lib/config/experiment.ts";
+import { runTask } from "../lib/cli/task.ts";
+import { openRun } from "../lib/pipeline/open_run.ts";
+import { recallTaskSequences } from "../lib/train/recall_task.ts";
+import { teacherForcedArgmaxes } from "./diagnostics/teacher_forced.ts";
+
+const OUTCOMES = ["the fact asked", "the subject's other fact", "the relation's other subject", "other word"] as const;
+
+const TASK = {
+  name: "deno run -A research/recall_probe.ts",
+  summary: "the recall warm-up's pair read by a run's policy: on fresh recall sequences, what it predicts at each " +
+    "question's object (the fact asked, the subject's other fact, the relation's other subject, another word).",
+  positionals: [{ name: "RUN", help: "a run directory (runs/NAME)" }],
+  flags: {
+    policy: {
+      type: "string",
+      choices: ["sft", ...ALGORITHMS],
+      default: "sft",
+      value: "NAME",
+      help: "which checkpoint",
+    },
+    count: { type: "integer", min: 1, default: 400, help: "recall sequences (3 questions each)" },
+  },
+} as const;
+
+await runTask(TASK, async ({ flags, positionals }) => {
+  const dir = positionals[0]!;
+  const count = flags.count;
+  const config = await readRunConfig(dir);
+  const { data, load } = await openRun(dir, config, { split: "valid" });
+  const model = await load(flags.policy);
+  try {
+    // a seed no warm-up draws (the warm-up's are the SFT seed's)
+    const sequences = recallTaskSequences(data.tokenizer, { count, seed: 7_000_003 });
+    const [predicted] = await teacherForcedArgmaxes(model, data.tokenizer, sequences, [[]]);
+    const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<(typeof OUTCOMES)[number], number>;
+    sequences.forEach((s, n) => {
+      const end = s.tokens.indexOf(data.tokenizer.special("<|end|>"));
+      const facts: number[][] = [];
+      for (let i = 1; i + 2 < end; i += 4) facts.push(s.tokens.slice(i, i + 3));
+      s.lossMask.forEach((m, i) => {
+        if (m !== 1) return;
+        const [subject, relation, got] = [s.tokens[i - 2], s.tokens[i - 1], predicted![n]![i]];
+        if (got === s.tokens[i]) counts["the fact asked"] += 1;
+        else if (facts.some(([a, r, o]) => a === subject && r !== relation && o === got)) {
+          counts["the subject's other fact"] += 1;
+        } else if (facts.some(([a, r, o]) => a !== subject && r === relation && o === got)) {
+          counts["the relation's other subject"] += 1;
+        } else counts["other word"] += 1;
+      });
+    });
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    console.log(
+      `${dir} (${flags.policy}): recall questions ${total}  ` +
+        OUTCOMES.map((o) => `${o} ${counts[o]} (${(counts[o] / total).toFixed(2)})`).join("  "),
+    );
+  } finally {
+    model.dispose();
+  }
+});
