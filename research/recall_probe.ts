@@ -33,7 +33,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
   const count = flags.count;
   const config = await readRunConfig(dir);
-  const { data, load } = await openRun(dir, config, { split: "valid" });
+  const { data, load } = await openRun(dir, config);
   const model = await load(flags.policy);
   try {
     // a seed no warm-up draws (the warm-up's are the SFT seed's)

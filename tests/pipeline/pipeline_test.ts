@@ -163,6 +163,23 @@ Deno.test("research/lookup_probe.ts on the quick run (state memory): one line pe
   assert.equal(usage.code, 2);
 });
 
+Deno.test("research/recall_probe.ts on the quick run: every recall question sorted once, the same on a second run", async () => {
+  const tool = new URL("../../research/recall_probe.ts", import.meta.url).pathname;
+  const probe = async () => {
+    const out = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", tool, full, "--count", "20"] }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    return new TextDecoder().decode(out.stdout).trim();
+  };
+  const line = await probe();
+  const total = Number(line.match(/recall questions (\d+)/)?.[1]);
+  const counts = [...line.matchAll(/ {2}[a-z' ]+ (\d+) \((\d\.\d\d)\)/g)].map((m) => Number(m[1]));
+  // 20 sequences of 3 questions, each in one of the four outcomes
+  assert.equal(total, 60, line);
+  assert.equal(counts.length, 4, line);
+  assert.equal(counts.reduce((a, b) => a + b, 0), 60, line);
+  assert.equal(await probe(), line);
+});
+
 Deno.test("research/lookup_probe.ts --baseline: the read pooled by the document's facts, and against itself a difference of 0 whose interval spans it", async () => {
   const tool = new URL("../../research/lookup_probe.ts", import.meta.url).pathname;
   const out = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", tool, full, "--baseline", full] })
