@@ -141,7 +141,7 @@ async function readDrills(ctx: StageContext, count: number): Promise<LmSequence[
 
 /**
  * SFT's pool: the teacher's demonstrations, induction sequences mixed in (`sft.inductionMix`: they keep the copying
- * circuit the warm-up formed) and, from `sft.drillFrom`, the memory drills (`sft.drillMix`: the first turn's
+ * circuit the warm-up formed), read drills (`sft.readMix`: twin facts, each relation asked half the time) and, from `sft.drillFrom`, the memory drills (`sft.drillMix`: the first turn's
  * extraction on random names, at lengths the 1-4-objective demonstrations lack).
  */
 async function sftPool(ctx: StageContext): Promise<SftPool> {
