@@ -155,12 +155,6 @@ export const SFT_CONFIG_SCHEMA = section({
     description: "Induction sequences added to the SFT pool, as a fraction of the demonstration sequences.",
     unset: "0",
   }),
-  readMix: inRange(0, 10).optional().meta({
-    description: "Read drills added to the SFT pool, as a fraction of the demonstration sequences: the teacher's " +
-      "one-objective demonstrations on the auxiliary worlds' subjects whose document states two facts of one kind " +
-      "(born and lives, founder and headquarters), each relation asked half the time (lib/train/read_drill.ts).",
-    unset: "0",
-  }),
   dropProbability: inRange(0, 1).describe(
     "The cold-start teacher's probability of keeping the wrong fact of a document: the plausible wrong answer read " +
       "beside the needed one (data.sizes.lives: the other city), or, where a document has none, forgetting the " +
@@ -792,11 +786,6 @@ export function validateConfig(c: unknown): ExperimentConfig {
     fail(
       `sft.pretrainHorizon must be > sft.pretrainSteps (${warmup}) with sft.pretrainLoss set, current value is ` +
         `${config.sft.pretrainHorizon ?? "unset"}`,
-    );
-  }
-  if ((config.sft.readMix ?? 0) > 0 && (config.data.auxWorlds ?? 0) === 0) {
-    fail(
-      `sft.readMix needs data.auxWorlds > 0 (the drill reads their documents), current value is ${config.sft.readMix}`,
     );
   }
   const recall = config.sft.recallSteps ?? 0;

@@ -18,7 +18,6 @@ import { copyTaskSequences } from "../train/copy_task.ts";
 import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { gradientWorkersFor } from "../train/gradient_workers.ts";
 import { memoryDrillSequences } from "../train/memory_drill.ts";
-import { readDrillRecords } from "../train/read_drill.ts";
 import { trainSft } from "../train/sft_trainer.ts";
 import { modelScope } from "./_model_scope.ts";
 import type { StageState } from "./_resume.ts";
@@ -115,33 +114,8 @@ export async function sftStage(ctx: StageContext, state: StageState | undefined)
 }
 
 /**
- * About `count` read drill sequences (`sft.readMix`): the exact teacher's memory-context demonstrations of
- * {@linkcode readDrillRecords}' questions, in equal shares from each auxiliary world (its documents and search tool).
- */
-async function readDrills(ctx: StageContext, count: number): Promise<LmSequence[]> {
-  const { config, data } = ctx;
-  if (count === 0) return [];
-  const out: LmSequence[] = [];
-  for (const [w, aux] of data.aux.entries()) {
-    // each question gives two sequences (the search turn, then the read and the answer)
-    const questions = Math.ceil(count / 2 / data.aux.length);
-    const records = readDrillRecords(aux.corpus, { count: questions, seed: sftSeed(config) + 37 + w });
-    const { join: _, ...options } = sftDemoOptions(config, ctx.modelConfig.maxPositions); // one objective: no join
-    const { sequences } = await teacherDemonstrations({ ...data, search: aux.search }, {
-      ...options,
-      count: questions,
-      records,
-      policies: ["memory"],
-      dropProbability: 0, // the read is a mechanic: exact
-    });
-    out.push(...sequences);
-  }
-  return out.slice(0, count);
-}
-
-/**
  * SFT's pool: the teacher's demonstrations, induction sequences mixed in (`sft.inductionMix`: they keep the copying
- * circuit the warm-up formed), read drills (`sft.readMix`: twin facts, each relation asked half the time) and, from `sft.drillFrom`, the memory drills (`sft.drillMix`: the first turn's
+ * circuit the warm-up formed) and, from `sft.drillFrom`, the memory drills (`sft.drillMix`: the first turn's
  * extraction on random names, at lengths the 1-4-objective demonstrations lack).
  */
 async function sftPool(ctx: StageContext): Promise<SftPool> {
@@ -156,7 +130,6 @@ async function sftPool(ctx: StageContext): Promise<SftPool> {
   const undrilled = [
     ...demos,
     ...(mix > 0 ? copyTaskSequences(data.tokenizer, { count: mix, seed: seedSft + 29 }) : []),
-    ...await readDrills(ctx, Math.round((config.sft.readMix ?? 0) * demos.length)),
   ];
   const drilled = [
     ...undrilled,

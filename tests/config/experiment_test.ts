@@ -39,12 +39,6 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
   );
   assert.throws(() => resolveConfig("quick", { backend: "metal" as "wasm" }), /backend must be one of wasm/);
   assert.throws(() => resolveConfig("quick", { rl: { bogus: 1 } as never }), /unknown field rl.bogus/);
-  // the read drill reads the auxiliary worlds' documents
-  assert.throws(
-    () => resolveConfig("quick", { sft: { readMix: 0.5 }, data: { auxWorlds: 0 } }),
-    /sft\.readMix needs data\.auxWorlds > 0 \(the drill reads their documents\), current value is 0\.5/,
-  );
-  assert.equal(resolveConfig("default", { sft: { readMix: 0.5 } }).sft.readMix, 0.5);
   assert.throws(
     () => resolveConfig("quick", { rl: { memCredit: "gated" as never } }),
     /rl.memCredit must be one of mempo, infomem, current value is "gated"/,
