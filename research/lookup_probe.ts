@@ -16,9 +16,9 @@ import { UsageError } from "../lib/errors.ts";
 import { newcombePairedDifference, wilsonInterval } from "../lib/eval/proportion_interval.ts";
 import type { LmSequence } from "../lib/train/collate.ts";
 import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
-import { ALGORITHMS, teacherMemory } from "../lib/config/experiment.ts";
+import { teacherMemory } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
-import { openRun } from "../lib/pipeline/open_run.ts";
+import { openRun, POLICY_FLAG } from "../lib/pipeline/open_run.ts";
 import { probeEpisodes } from "./diagnostics/copy_diagnostic.ts";
 import { stepAccuracy } from "./diagnostics/step_diagnostic.ts";
 import { AFTER_KINDS, afterKind, pathCells, teacherPath, TURN_PARTS } from "./diagnostics/teacher_path.ts";
@@ -46,13 +46,7 @@ const TASK = {
     "and what it writes instead of a carried or an appended answer.",
   positionals: [{ name: "RUN", help: "a run directory (runs/NAME)" }],
   flags: {
-    policy: {
-      type: "string",
-      choices: ["sft", ...ALGORITHMS],
-      default: "sft",
-      value: "NAME",
-      help: "which checkpoint",
-    },
+    policy: POLICY_FLAG,
     split: {
       type: "string",
       value: "SPLIT",
@@ -68,13 +62,7 @@ const TASK = {
         "of the read's share right on documents of two facts, pooled over the sets, with its 95 % interval (Newcombe's, " +
         "paired by position)",
     },
-    "baseline-policy": {
-      type: "string",
-      choices: ["sft", ...ALGORITHMS],
-      default: "sft",
-      value: "NAME",
-      help: "the baseline's checkpoint",
-    },
+    "baseline-policy": { ...POLICY_FLAG, help: "the baseline's checkpoint" },
   },
 } as const;
 

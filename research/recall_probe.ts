@@ -4,9 +4,8 @@
 // sorted by what the policy predicts: the fact asked (the pair read), the subject's other fact (a read by the subject
 // alone), another subject's fact of the same relation (a read by the relation alone), or any other word.
 import { readRunConfig } from "../lib/config/run_config.ts";
-import { ALGORITHMS } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
-import { openRun } from "../lib/pipeline/open_run.ts";
+import { openRun, POLICY_FLAG } from "../lib/pipeline/open_run.ts";
 import { recallTaskSequences } from "../lib/train/recall_task.ts";
 import { teacherForcedArgmaxes } from "./diagnostics/teacher_forced.ts";
 
@@ -18,13 +17,7 @@ const TASK = {
     "question's object (the fact asked, the subject's other fact, the relation's other subject, another word).",
   positionals: [{ name: "RUN", help: "a run directory (runs/NAME)" }],
   flags: {
-    policy: {
-      type: "string",
-      choices: ["sft", ...ALGORITHMS],
-      default: "sft",
-      value: "NAME",
-      help: "which checkpoint",
-    },
+    policy: POLICY_FLAG,
     count: { type: "integer", min: 1, default: 400, help: "recall sequences (3 questions each)" },
   },
 } as const;

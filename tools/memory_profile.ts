@@ -10,9 +10,8 @@ import { createRng, hashSeed } from "../lib/random.ts";
 import { runEpisodes } from "../lib/env/rollout.ts";
 import { modelPolicy } from "../lib/env/model_policy.ts";
 import { readRunConfig } from "../lib/config/run_config.ts";
-import { ALGORITHMS } from "../lib/config/experiment.ts";
 import { runTask } from "../lib/cli/task.ts";
-import { openRun } from "../lib/pipeline/open_run.ts";
+import { openRun, POLICY_FLAG } from "../lib/pipeline/open_run.ts";
 import { drawQuestions } from "../lib/train/rl_trainer.ts";
 import { computeMemoryCredit } from "../lib/train/memory_credit.ts";
 
@@ -30,13 +29,7 @@ const TASK = {
       help: "memory-reward pool",
     },
     steps: { type: "integer", min: 1, default: 6, help: "RL steps' worth of rollouts" },
-    policy: {
-      type: "string",
-      choices: ["sft", ...ALGORITHMS],
-      default: "sft",
-      value: "NAME",
-      help: "which checkpoint",
-    },
+    policy: POLICY_FLAG,
     coverage: { type: "boolean", help: "P_mem and P_full times the share of answer tokens above the threshold" },
   },
 } as const;

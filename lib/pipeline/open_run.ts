@@ -12,7 +12,21 @@ import { checkRunTokenizer } from "../data/run_tokenizer.ts";
 import { loadCheckpoint } from "../model/checkpoint.ts";
 import { type ModelConfig, modelPreset } from "../model/config.ts";
 import type { Model } from "../model/params.ts";
-import type { ExperimentConfig } from "../config/experiment.ts";
+import { ALGORITHMS, type ExperimentConfig } from "../config/experiment.ts";
+
+/**
+ * The `--policy NAME` flag of the tools that read one checkpoint of a run ({@linkcode openRun}'s `load`): the SFT
+ * policy or an RL algorithm's.
+ */
+export const POLICY_FLAG = Object.freeze(
+  {
+    type: "string",
+    choices: ["sft", ...ALGORITHMS],
+    default: "sft",
+    value: "NAME",
+    help: "which checkpoint",
+  } as const,
+);
 
 /** A run opened by {@linkcode openRun}. */
 export interface OpenedRun {

@@ -6,7 +6,7 @@ import { createModel } from "../../lib/model/params.ts";
 import { saveCheckpoint } from "../../lib/model/checkpoint.ts";
 import { tokenizerToJson } from "../../lib/text/tokenizer.ts";
 import { buildTokenizer } from "../../lib/text/tokenizer.ts";
-import { openRun } from "../../lib/pipeline/open_run.ts";
+import { openRun, POLICY_FLAG } from "../../lib/pipeline/open_run.ts";
 
 const dataDir = await Deno.makeTempDir();
 await buildData(dataDir, 0, { trainCount: 4, testCount: 1, testObjectives: [1], sizes: { distractors: 0 } });
@@ -32,4 +32,9 @@ Deno.test("openRun(): data whose tokenizer differs from the run's is refused bef
   const run = await Deno.makeTempDir();
   await Deno.writeTextFile(`${run}/tokenizer.json`, tokenizerToJson(buildTokenizer(["other words"])));
   await assert.rejects(() => openRun(run, config), /Cannot evaluate .*differs from the run's tokenizer\.json/);
+});
+
+Deno.test("POLICY_FLAG: the SFT policy and every RL algorithm's, the SFT policy by default", () => {
+  assert.deepEqual(POLICY_FLAG.choices, ["sft", "ppo", "grpo", "mempo"]);
+  assert.equal(POLICY_FLAG.default, "sft");
 });
