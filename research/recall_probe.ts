@@ -24,13 +24,12 @@ const TASK = {
 
 await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
-  const count = flags.count;
   const config = await readRunConfig(dir);
   const { data, load } = await openRun(dir, config);
   const model = await load(flags.policy);
   try {
     // a seed no warm-up draws (the warm-up's are the SFT seed's)
-    const sequences = recallTaskSequences(data.tokenizer, { count, seed: 7_000_003 });
+    const sequences = recallTaskSequences(data.tokenizer, { count: flags.count, seed: 7_000_003 });
     const [predicted] = await teacherForcedArgmaxes(model, data.tokenizer, sequences, [[]]);
     const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<(typeof OUTCOMES)[number], number>;
     sequences.forEach((s, n) => {

@@ -53,7 +53,7 @@ export async function rlStage(ctx: StageContext, options: RlStageOptions): Promi
     const { policy, optimizer, critic, criticOptimizer } = models;
     let step = state?.step ?? 0;
     const ctxStep = {
-      // MEMPO_SFT_WORKERS (default: the cores): the update's reference pass on gradient workers (the same numbers)
+      // MEMPO_SFT_WORKERS (default: the cores): rollouts, MemPO's scoring and the reference pass on workers (same numbers)
       ...rlStepContext(config, data, algorithm, models, gradientWorkersFor()),
       onEpisodes: rlEpisodeLog(outDir, algorithm, data, config, options.rlEpisodes),
     };
