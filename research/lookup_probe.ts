@@ -24,6 +24,7 @@ import { stepAccuracy } from "./diagnostics/step_diagnostic.ts";
 import { AFTER_KINDS, afterKind, pathCells, teacherPath, TURN_PARTS } from "./diagnostics/teacher_path.ts";
 import { extractionByPlace } from "./diagnostics/extraction.ts";
 import type { Hits } from "./diagnostics/teacher_forced.ts";
+import { corpusNames } from "../lib/env/world.ts";
 import { CARRY_OUTCOMES, type CarryRecord, carryRecords } from "./diagnostics/carry_errors.ts";
 
 /** A share of hits in whole percent, or "–" when none was scored. */
@@ -70,7 +71,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
   const dir = positionals[0]!;
   const config = await readRunConfig(dir);
   const { data, load } = await openRun(dir, config, { split: flags.split as DataSplit });
-  const names = new Set(data.corpus.map((d) => d.id));
+  const names = new Set(corpusNames(data.corpus));
   const model = await load(flags.policy);
   const memory = teacherMemory(config);
   const probe = {

@@ -7,7 +7,7 @@
  */
 import MiniSearch from "minisearch";
 import { splitWords } from "../text/tokenizer.ts";
-import type { CorpusDocument } from "./world.ts";
+import { type CorpusDocument, documentSubject } from "./world.ts";
 
 /** The message returned when nothing matches. */
 export const NO_RESULTS = "No search results are found.";
@@ -32,10 +32,14 @@ export interface SearchIndex {
 
 /**
  * Indexes documents for BM25 search (tokenised like the model's tokenizer,
- * no stemming, no fuzzy matching).
+ * no stemming, no fuzzy matching), over two fields: the text, and its title,
+ * the text's first word (the document's subject), as Wikipedia passages carry
+ * their article's title. The title ranks a subject's own documents above those
+ * that only name it, so the query `subject relation` brings the fact asked
+ * first and, where facts come one a document, the subject's other fact next.
  *
  * ```text
- * score(d, q) = Σ_{w ∈ q} IDF(w) · (tf(w, d)·(k₁ + 1)) / (tf(w, d) + k₁·(1 − b + b·|d|/avgdl)) + δ    (BM25+)
+ * score(d, q) = Σ_{f ∈ {title, text}} Σ_{w ∈ q} IDF_f(w) · (tf(w, d_f)·(k₁ + 1)) / (tf(w, d_f) + k₁·(1 − b + b·|d_f|/avgdl_f)) + δ    (BM25+)
  * ```
  *
  * Source: Robertson & Zaragoza 2009 (BM25); Lv & Zhai 2011 (BM25+).
@@ -44,7 +48,7 @@ export interface SearchIndex {
  * @param docs The corpus.
  * @returns The index.
  *
- * @example The document that states a fact ranks first for "name keyword"
+ * @example The document that states a fact ranks first for "name keyword", the subject's other fact next
  * ```ts
  * import assert from "node:assert/strict";
  * import { buildSearchIndex } from "./search.ts";
@@ -54,13 +58,20 @@ export interface SearchIndex {
  *   { id: "zorbex", text: "zorbex is a person . zorbex was born in kalmar ." },
  * ]);
  * assert.equal(index.search("kalmar located")[0]!.id, "kalmar");
+ * const facts = buildSearchIndex([
+ *   { id: "ka", text: "kanu founder vunom ." },
+ *   { id: "vunom.lives", text: "vunom lives tesla ." },
+ *   { id: "vunom.born", text: "vunom born kalmar ." },
+ * ]);
+ * assert.deepEqual(facts.search("vunom born").map((h) => h.id), ["vunom.born", "vunom.lives", "ka"]);
  * ```
  */
 export function buildSearchIndex(docs: readonly CorpusDocument[]): SearchIndex {
   const engine = new MiniSearch<CorpusDocument>({
-    fields: ["text"],
+    fields: ["title", "text"],
     storeFields: ["text"],
     idField: "id",
+    extractField: (doc, field) => field === "title" ? documentSubject(doc) : doc[field as "id" | "text"],
     tokenize: (text) => splitWords(text),
     processTerm: (term) => term,
     searchOptions: { combineWith: "OR", prefix: false, fuzzy: false },

@@ -373,6 +373,53 @@ export function entityDocument(e: Entity): string {
   return [...facts, ...extra].join(" ");
 }
 
+/**
+ * How the corpus cuts an entity's facts into documents: `"entity"`, one document an entity with all its facts
+ * ({@linkcode entityDocument}); `"fact"`, one document a fact ({@linkcode factDocuments}), so that an entity of two
+ * facts (a person's birthplace and home, a company's founder and headquarters) has two documents and the search
+ * tool's ranking, not the read, picks the one asked for.
+ */
+export type DocumentLayout = "entity" | "fact";
+
+/**
+ * The documents of an entity in the `"fact"` layout: one a fact, each
+ * `subject relation object .` followed by the entity's distractor sentences,
+ * with id `subject.relation` (an entity of one fact keeps its name as id).
+ *
+ * ```text
+ * person   "{p} born {city} ."   "{p} lives {city} ."       (ids p.born, p.lives)
+ * company  "{x} founder {person} ."   "{x} headquarters {city} ."
+ * ```
+ *
+ * Why: where one document states two facts of its subject, the SFT policy reads a subject's fact by its place, not by
+ * the relation asked (docs/research/what_to_remember.md#the-read-on-documents-of-two-facts); with one fact a document
+ * the query `subject relation` ranks the fact asked first and the subject's other fact second, in passing.
+ *
+ * Source: passages of one statement each, as the fact-level corpora of FEVER-style retrieval; see
+ * {@linkcode entityDocument} for the triples.
+ *
+ * @param e The entity.
+ * @returns Its documents, in {@linkcode entityDocument}'s fact order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { factDocuments } from "./world.ts";
+ *
+ * assert.deepEqual(factDocuments({ name: "vunom", type: "person", facts: { born: "kalmar", lives: "tesla" } }), [
+ *   { id: "vunom.born", text: "vunom born kalmar ." },
+ *   { id: "vunom.lives", text: "vunom lives tesla ." },
+ * ]);
+ * ```
+ */
+export function factDocuments(e: Entity): CorpusDocument[] {
+  const relations = FACT_ORDER[e.type].filter((r) => e.facts[r] !== undefined);
+  return relations.map((r) => ({
+    id: relations.length === 1 ? e.name : `${e.name}.${r}`,
+    text: entityDocument({ ...e, facts: { [r]: e.facts[r] } }),
+  }));
+}
+
 /** A corpus document. */
 export interface CorpusDocument {
   /** Document id (the entity's name). */
@@ -382,11 +429,12 @@ export interface CorpusDocument {
 }
 
 /**
- * The corpus: one document per entity, in the world's order.
+ * The corpus, in the world's order: one document per entity (`"entity"`), or one per fact (`"fact"`).
  *
- * Source: see {@linkcode entityDocument}.
+ * Source: see {@linkcode entityDocument} and {@linkcode factDocuments}.
  *
  * @param world The world.
+ * @param layout How facts are cut into documents.
  * @returns Documents.
  *
  * @example
@@ -394,10 +442,53 @@ export interface CorpusDocument {
  * import assert from "node:assert/strict";
  * import { buildCorpus, generateWorld } from "./world.ts";
  *
- * const w = generateWorld(3);
+ * const w = generateWorld(3, { lives: 1 });
  * assert.equal(buildCorpus(w).length, w.entities.length);
+ * const people = w.entities.filter((e) => e.type === "person" || e.type === "company").length;
+ * assert.equal(buildCorpus(w, "fact").length, w.entities.length + people);
  * ```
  */
-export function buildCorpus(world: World): CorpusDocument[] {
+export function buildCorpus(world: World, layout: DocumentLayout = "entity"): CorpusDocument[] {
+  if (layout === "fact") return world.entities.flatMap(factDocuments);
   return world.entities.map((e) => ({ id: e.name, text: entityDocument(e) }));
+}
+
+/**
+ * The subject of a corpus document: its text's first word (every fact and
+ * distractor sentence starts with it), what the search tool indexes as the
+ * document's title.
+ *
+ * @param doc The document.
+ * @returns Its subject's name.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { documentSubject } from "./world.ts";
+ *
+ * assert.equal(documentSubject({ id: "vunom.born", text: "vunom born kalmar ." }), "vunom");
+ * ```
+ */
+export function documentSubject(doc: CorpusDocument): string {
+  return doc.text.split(" ", 1)[0]!;
+}
+
+/**
+ * The entity names a corpus states, once each, in the corpus' order: the same
+ * list whichever {@linkcode DocumentLayout} cut it.
+ *
+ * @param corpus The documents.
+ * @returns The names of their subjects.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildCorpus, corpusNames, generateWorld } from "./world.ts";
+ *
+ * const w = generateWorld(2, { lives: 1 });
+ * assert.deepEqual(corpusNames(buildCorpus(w, "fact")), w.entities.map((e) => e.name));
+ * ```
+ */
+export function corpusNames(corpus: readonly CorpusDocument[]): string[] {
+  return [...new Set(corpus.map(documentSubject))];
 }

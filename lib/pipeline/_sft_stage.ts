@@ -12,6 +12,7 @@ import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint.ts";
 import { createModel, type Model, trainableVariables } from "../model/params.ts";
 import { sftSeed, teacherMemory } from "../config/experiment.ts";
 import type { ContextPolicy } from "../env/context.ts";
+import { corpusNames } from "../env/world.ts";
 import { demoContexts } from "../eval/longest_contexts.ts";
 import type { LmSequence } from "../train/collate.ts";
 import { copyTaskSequences } from "../train/copy_task.ts";
@@ -134,7 +135,7 @@ async function sftPool(ctx: StageContext): Promise<SftPool> {
   const drilled = [
     ...undrilled,
     ...(drills > 0
-      ? memoryDrillSequences(data.tokenizer, data.corpus.map((d) => d.id), {
+      ? memoryDrillSequences(data.tokenizer, corpusNames(data.corpus), {
         count: drills,
         seed: seedSft + 31,
         bare: teacherMemory(config) === "state-relations-bare", // the teacher's list style
