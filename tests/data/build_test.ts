@@ -127,6 +127,26 @@ Deno.test("buildData() auxiliary worlds re-deal the main world's names with thei
   assert.ok(data.train.every((r) => r.targets.length === 2), "the main training set keeps trainObjectives (2)");
 });
 
+Deno.test("buildData({ documents: 'fact' }): one document a fact in the main and auxiliary corpora, same questions", async () => {
+  const [entity, fact] = [await Deno.makeTempDir(), await Deno.makeTempDir()];
+  const options = { trainCount: 6, testCount: 2, testObjectives: [1, 2], auxWorlds: 1, sizes: { lives: 1 } };
+  await buildData(entity, 7, options);
+  const m = await buildData(fact, 7, { ...options, documents: "fact" });
+  assert.equal(m.documents, 360); // 220 entities, 140 of them (people, companies) with two facts
+  const [a, b] = [await loadData(entity), await loadData(fact)];
+  assert.deepEqual(b.train.map((r) => r.question), a.train.map((r) => r.question), "the layout changes no question");
+  for (const corpus of [b.corpus, b.aux[0]!.corpus]) {
+    assert.equal(corpus.length, 360);
+    assert.ok(corpus.every((d) => d.text.split(" ").filter((w) => w === "born" || w === "lives").length <= 1));
+    assert.ok(corpus.every((d) => encode(b.tokenizer, d.text).unknown === 0));
+  }
+  // the fact sentences of the two layouts are the same, once each
+  const facts = (texts: string[]) =>
+    texts.flatMap((t) => t.split(" . ")).map((x) => x.replace(/ \.$/, "")).filter((x) => !x.includes(" known ")).sort();
+  assert.deepEqual(facts(b.corpus.map((d) => d.text)), facts(a.corpus.map((d) => d.text)));
+  assert.equal(facts(a.corpus.map((d) => d.text)).length, 360);
+});
+
 Deno.test("buildData(): the manifest goes first and comes back last; loadData() names a damaged manifest or tokenizer", async () => {
   const dir = await Deno.makeTempDir();
   await buildData(dir, 3, { trainCount: 4, testCount: 1, testObjectives: [1] });

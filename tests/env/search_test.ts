@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { buildSearchIndex, formatInformation, NO_RESULTS } from "../../lib/env/search.ts";
+import { buildCorpus, DECOY_RELATION, generateWorld, type Relation } from "../../lib/env/world.ts";
 
 const docs = [
   { id: "kalmar", text: "kalmar is a city . kalmar is located in vestria ." },
@@ -17,6 +18,43 @@ Deno.test("search ranks by BM25: the rarer the matched term and the more occurre
   const all = index.search("kalmar", 5);
   assert.equal(all.length, 3);
   assert.ok(all[0]!.score >= all[1]!.score && all[1]!.score >= all[2]!.score);
+});
+
+Deno.test("search over one fact a document: the fact asked first, the subject's other fact second", () => {
+  for (const seed of [0, 1]) {
+    const w = generateWorld(seed, { distractors: 0, lives: 1 });
+    const index = buildSearchIndex(buildCorpus(w, "fact"));
+    let pairs = 0;
+    for (const e of w.entities) {
+      const facts = Object.entries(e.facts) as [Relation, string][];
+      for (const [rel, obj] of facts) {
+        const hits = index.search(`${e.name} ${rel}`).map((h) => h.text);
+        assert.equal(hits[0], `${e.name} ${rel} ${obj} .`, `${e.name} ${rel}`);
+        if (facts.length === 2) {
+          const [other, value] = facts.find(([r]) => r !== rel)!;
+          assert.equal(hits[1], `${e.name} ${other} ${value} .`, `${e.name} ${rel}`);
+          // a person's other city is the decoy the memory decision is about
+          if (e.type === "person") assert.equal(DECOY_RELATION[rel], other);
+          pairs += 1;
+        }
+      }
+    }
+    assert.equal(pairs, 2 * (100 + 40)); // every person's and company's two facts, each asked once
+  }
+});
+
+Deno.test("search over one document an entity: the subject's document first for every fact's query, once", () => {
+  // without a title field, the subject's document already ranks first; the title only raises it
+  const w = generateWorld(0, { distractors: 0, lives: 1 });
+  const index = buildSearchIndex(buildCorpus(w));
+  for (const e of w.entities) {
+    for (const [rel, obj] of Object.entries(e.facts)) {
+      const [first, ...rest] = index.search(`${e.name} ${rel}`);
+      assert.equal(first!.id, e.name);
+      assert.ok(first!.text.includes(`${e.name} ${rel} ${obj} .`));
+      assert.ok(rest.every((h) => h.id !== e.name));
+    }
+  }
 });
 
 Deno.test("search: empty results, formatting, bad input", () => {

@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { buildCorpus, entityDocument, generateWorld, RELATIONS } from "../../lib/env/world.ts";
+import {
+  buildCorpus,
+  corpusNames,
+  documentSubject,
+  entityDocument,
+  factDocuments,
+  generateWorld,
+  type Relation,
+  RELATIONS,
+} from "../../lib/env/world.ts";
 
 Deno.test("generateWorld() is deterministic per seed, consistent, and uses unique one-token names", () => {
   const a = generateWorld(11);
@@ -39,6 +48,38 @@ Deno.test("entityDocument() states every fact as a `name keyword answer .` tripl
     `${company.name} founder ${company.facts.founder} . ${company.name} headquarters ${company.facts.headquarters} .`,
   );
   assert.equal(buildCorpus(w).length, 220);
+});
+
+Deno.test("factDocuments() cuts an entity into one document a fact, each with the entity's distractors", () => {
+  const w = generateWorld(4, { lives: 1 });
+  const corpus = buildCorpus(w, "fact");
+  // 100 people and 40 companies have two facts each: 220 entities, 360 documents
+  assert.equal(corpus.length, 360);
+  assert.equal(new Set(corpus.map((d) => d.id)).size, 360);
+  for (const e of w.entities) {
+    const docs = factDocuments(e);
+    const facts = Object.entries(e.facts) as [Relation, string][];
+    assert.equal(docs.length, facts.length, e.name);
+    for (const d of docs) {
+      const sentences = d.text.split(" . ").map((s) => s.replace(/ \.$/, "").split(" "));
+      // one fact, first, then the two distractor sentences; every sentence about the subject
+      assert.equal(sentences.filter((s) => s[1]! in RELATIONS).length, 1, d.text);
+      assert.equal(sentences.length, 3, d.text);
+      assert.ok(sentences.every((s) => s[0] === e.name), d.text);
+      assert.equal(documentSubject(d), e.name);
+      const [, rel, obj] = sentences[0]!;
+      assert.equal(e.facts[rel as Relation], obj, d.text);
+      assert.equal(d.id, facts.length === 1 ? e.name : `${e.name}.${rel}`);
+    }
+  }
+  const person = w.entities.find((e) => e.type === "person")!;
+  assert.deepEqual(factDocuments({ ...person, traits: [] }).map((d) => d.text), [
+    `${person.name} born ${person.facts.born} .`,
+    `${person.name} lives ${person.facts.lives} .`,
+  ]);
+  // the same names in the same order whichever layout
+  assert.deepEqual(corpusNames(corpus), corpusNames(buildCorpus(w)));
+  assert.deepEqual(corpusNames(corpus), w.entities.map((e) => e.name));
 });
 
 Deno.test("generateWorld() with a name pool deals the same names to new roles with new facts", () => {
