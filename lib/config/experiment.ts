@@ -18,7 +18,7 @@ import { BACKEND_NAMES } from "../backend.ts";
 import type { ModelPresetName } from "../model/config.ts";
 import { KL_ESTIMATORS } from "../loss/kl.ts";
 import type { GroupStd } from "../advantage/grpo.ts";
-import { type DocumentLayout, worldSizes } from "../env/world.ts";
+import { worldSizes } from "../env/world.ts";
 import { testSubjectCount } from "../env/questions.ts";
 import { UsageError } from "../errors.ts";
 import type { MemoryFormat } from "../env/teacher.ts";
@@ -81,11 +81,6 @@ export const DATA_CONFIG_SCHEMA = section({
   }).optional().meta({
     description: "World sizes (entities per type, distractor sentences per document).",
     unset: "each size's own",
-  }),
-  documents: oneOf(["entity", "fact"] as const satisfies readonly DocumentLayout[]).optional().meta({
-    description: "How the corpus cuts facts into documents: entity (one an entity, all its facts) or fact (one a " +
-      "fact: the search ranks the fact asked first and the subject's other fact next, read in passing).",
-    unset: "entity",
   }),
   auxWorlds: int(0).optional().meta({
     description: "Auxiliary worlds (the main world's names in new roles) whose questions feed SFT only.",

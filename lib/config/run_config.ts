@@ -37,6 +37,7 @@ export const RETIRED_VALUES: Readonly<Record<string, unknown>> = Object.freeze({
   "data.subjectIndex": false,
   "data.validFraction": 0.15,
   "data.markers": false,
+  "data.documents": "fact",
   "sft.pretrainBatchSize": 32,
   "sft.inductionLists": 0,
   "sft.inductionNoise": 4,

@@ -8,14 +8,7 @@ import { buildTokenizer, type Tokenizer, tokenizerFromJson, tokenizerToJson } fr
 import { SYSTEM_PROMPT } from "../env/context.ts";
 import { buildQaSplits, joinedQuestions, objectivePool, type QaItem, type QaSplitOptions } from "../env/questions.ts";
 import { buildSearchIndex, NO_RESULTS, type SearchIndex } from "../env/search.ts";
-import {
-  buildCorpus,
-  type CorpusDocument,
-  type DocumentLayout,
-  generateWorld,
-  RELATIONS,
-  type WorldSizes,
-} from "../env/world.ts";
+import { buildCorpus, type CorpusDocument, generateWorld, RELATIONS, type WorldSizes } from "../env/world.ts";
 import { type QaRecord, readCorpus, readDataset, writeCorpus, writeDataset } from "./dataset.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { hashSeed, hashString } from "../random.ts";
@@ -26,8 +19,6 @@ import { parseJsonText } from "../json_file.ts";
 export interface BuildDataOptions extends QaSplitOptions {
   /** World sizes. */
   sizes?: Partial<WorldSizes>;
-  /** How the corpus cuts facts into documents ({@linkcode DocumentLayout}). @default "entity" */
-  documents?: DocumentLayout;
   /**
    * Auxiliary worlds whose questions feed SFT only: the main world's names
    * dealt again to new roles with new facts (same grammar). A name's facts
@@ -58,7 +49,7 @@ export interface BuildDataOptions extends QaSplitOptions {
  * whenever the generator changes, so a data directory written by an older
  * generator is rebuilt rather than reused.
  */
-export const DATA_VERSION = 9;
+export const DATA_VERSION = 10;
 
 /**
  * The sets a data directory can be evaluated on: the test sets; the validation sets (`validCount`); or `train`,
@@ -209,7 +200,7 @@ export async function buildData(
   // the manifest is the commit record: removed before any file changes, written last (a kill leaves no manifest)
   await Deno.remove(`${dir}/manifest.json`).catch(() => {});
   const world = generateWorld(seed, options.sizes);
-  const corpus = buildCorpus(world, options.documents);
+  const corpus = buildCorpus(world);
   const splits = buildQaSplits(world, { ...options, seed });
   const train = splits.train.map((q, i) => toRecord(q, "train", i));
   const tests = [...splits.test.entries()].map(([k, qs]) =>
@@ -229,7 +220,7 @@ export async function buildData(
       testCount: 1,
       validCount: 0,
     });
-    return { corpus: buildCorpus(w, options.documents), train: s.train.map((q, i) => toRecord(q, `aux${k + 1}`, i)) };
+    return { corpus: buildCorpus(w), train: s.train.map((q, i) => toRecord(q, `aux${k + 1}`, i)) };
   });
   const tokenizer = buildTokenizer([
     ...TOKENIZER_SCAFFOLD,

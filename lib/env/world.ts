@@ -333,73 +333,38 @@ const FACT_ORDER: Readonly<Record<EntityType, readonly Relation[]>> = {
 };
 
 /**
- * The document that states an entity's facts, one `subject relation object`
- * triple per fact, so that the search query `subject relation` appears in the
- * document right before the answer.
- *
- * ```text
- * person   "{p} born {city} ."
- * city     "{c} located {country} ."
- * country  "{n} capital {city} ."
- * company  "{x} founder {person} . {x} headquarters {city} ."
- * film     "{f} director {person} ."
- * + per entity `distractors` sentences "{x} is known for its {trait} {noun} ."
- * ```
- *
- * Why triples: the teacher's memory repeats the triple (`1 = sisim director
- * stepol`), so writing the answer is an induction copy (the word that followed
- * `sisim director` in the document), the circuit the warm-up forms. With
- * sentences ("the director of sisim is stepol") and memory `1 = stepol`, the
- * SFT policy wrote the answer into memory 29 % of the time (teacher-forced);
- * with triples, 81 % of the names in memory.
- *
- * Source: one short passage per entity, as the Wikipedia corpus of Search-R1, written as
- * knowledge-base triples (subject, relation, object).
- *
- * @param e The entity.
- * @returns The document text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { entityDocument } from "./world.ts";
- *
- * assert.equal(entityDocument({ name: "zorbex", type: "film", facts: { director: "kalo" } }), "zorbex director kalo .");
- * ```
- */
-export function entityDocument(e: Entity): string {
-  const facts = FACT_ORDER[e.type].filter((r) => e.facts[r] !== undefined).map((r) => `${e.name} ${r} ${e.facts[r]} .`);
-  const extra = (e.traits ?? []).map(([t, n]) => `${e.name} is known for its ${t} ${n} .`);
-  return [...facts, ...extra].join(" ");
-}
-
-/**
- * How the corpus cuts an entity's facts into documents: `"entity"`, one document an entity with all its facts
- * ({@linkcode entityDocument}); `"fact"`, one document a fact ({@linkcode factDocuments}), so that an entity of two
- * facts (a person's birthplace and home, a company's founder and headquarters) has two documents and the search
- * tool's ranking, not the read, picks the one asked for.
- */
-export type DocumentLayout = "entity" | "fact";
-
-/**
- * The documents of an entity in the `"fact"` layout: one a fact, each
- * `subject relation object .` followed by the entity's distractor sentences,
- * with id `subject.relation` (an entity of one fact keeps its name as id).
+ * The documents of an entity: one a fact, each a `subject relation object .`
+ * triple followed by the entity's distractor sentences, so that the search
+ * query `subject relation` appears in the document right before the answer.
+ * Ids: the entity's name, or `name.relation` where it has two facts.
  *
  * ```text
  * person   "{p} born {city} ."   "{p} lives {city} ."       (ids p.born, p.lives)
+ * city     "{c} located {country} ."
+ * country  "{n} capital {city} ."
  * company  "{x} founder {person} ."   "{x} headquarters {city} ."
+ * film     "{f} director {person} ."
+ * + in each, `distractors` sentences "{x} is known for its {trait} {noun} ."
  * ```
  *
- * Why: where one document states two facts of its subject, the SFT policy reads a subject's fact by its place, not by
- * the relation asked (docs/research/what_to_remember.md#the-read-on-documents-of-two-facts); with one fact a document
- * the query `subject relation` ranks the fact asked first and the subject's other fact second, in passing.
+ * Why one fact a document: where one document stated two facts of its subject,
+ * the SFT policy read a subject's fact by its place, never by the relation
+ * asked (docs/research/what_to_remember.md#the-read-on-documents-of-two-facts);
+ * with one fact a document the search ranks the fact asked first and the
+ * subject's other fact second, read in passing (commit 6bf79b1 is the last with
+ * one document an entity).
  *
- * Source: passages of one statement each, as the fact-level corpora of FEVER-style retrieval; see
- * {@linkcode entityDocument} for the triples.
+ * Why triples: the teacher's memory repeats the triple, so writing the answer
+ * is an induction copy (the word that followed `sisim director` in the
+ * document), the circuit the warm-up forms. With sentences ("the director of
+ * sisim is stepol") the SFT policy wrote the answer into memory 29 % of the
+ * time (teacher-forced); with triples, 81 % of the names in memory.
+ *
+ * Source: short passages as the Wikipedia corpus of Search-R1, one statement each as in FEVER's sentence-level
+ * evidence, written as knowledge-base triples (subject, relation, object).
  *
  * @param e The entity.
- * @returns Its documents, in {@linkcode entityDocument}'s fact order.
+ * @returns Its documents, in the fact order above.
  *
  * @example
  * ```ts
@@ -410,31 +375,34 @@ export type DocumentLayout = "entity" | "fact";
  *   { id: "vunom.born", text: "vunom born kalmar ." },
  *   { id: "vunom.lives", text: "vunom lives tesla ." },
  * ]);
+ * assert.deepEqual(factDocuments({ name: "zorbex", type: "film", facts: { director: "kalo" } }), [
+ *   { id: "zorbex", text: "zorbex director kalo ." },
+ * ]);
  * ```
  */
 export function factDocuments(e: Entity): CorpusDocument[] {
   const relations = FACT_ORDER[e.type].filter((r) => e.facts[r] !== undefined);
+  const extra = (e.traits ?? []).map(([t, n]) => ` ${e.name} is known for its ${t} ${n} .`).join("");
   return relations.map((r) => ({
     id: relations.length === 1 ? e.name : `${e.name}.${r}`,
-    text: entityDocument({ ...e, facts: { [r]: e.facts[r] } }),
+    text: `${e.name} ${r} ${e.facts[r]} .${extra}`,
   }));
 }
 
 /** A corpus document. */
 export interface CorpusDocument {
-  /** Document id (the entity's name). */
+  /** Document id (the entity's name, or `name.relation` where it has two facts). */
   id: string;
   /** The text. */
   text: string;
 }
 
 /**
- * The corpus, in the world's order: one document per entity (`"entity"`), or one per fact (`"fact"`).
+ * The corpus: every entity's documents ({@linkcode factDocuments}), in the world's order.
  *
- * Source: see {@linkcode entityDocument} and {@linkcode factDocuments}.
+ * Source: see {@linkcode factDocuments}.
  *
  * @param world The world.
- * @param layout How facts are cut into documents.
  * @returns Documents.
  *
  * @example
@@ -443,14 +411,12 @@ export interface CorpusDocument {
  * import { buildCorpus, generateWorld } from "./world.ts";
  *
  * const w = generateWorld(3, { lives: 1 });
- * assert.equal(buildCorpus(w).length, w.entities.length);
- * const people = w.entities.filter((e) => e.type === "person" || e.type === "company").length;
- * assert.equal(buildCorpus(w, "fact").length, w.entities.length + people);
+ * const twoFacts = w.entities.filter((e) => e.type === "person" || e.type === "company").length;
+ * assert.equal(buildCorpus(w).length, w.entities.length + twoFacts);
  * ```
  */
-export function buildCorpus(world: World, layout: DocumentLayout = "entity"): CorpusDocument[] {
-  if (layout === "fact") return world.entities.flatMap(factDocuments);
-  return world.entities.map((e) => ({ id: e.name, text: entityDocument(e) }));
+export function buildCorpus(world: World): CorpusDocument[] {
+  return world.entities.flatMap(factDocuments);
 }
 
 /**
@@ -474,8 +440,8 @@ export function documentSubject(doc: CorpusDocument): string {
 }
 
 /**
- * The entity names a corpus states, once each, in the corpus' order: the same
- * list whichever {@linkcode DocumentLayout} cut it.
+ * The entity names a corpus states, once each, in the corpus' order (the
+ * world's).
  *
  * @param corpus The documents.
  * @returns The names of their subjects.
@@ -486,7 +452,7 @@ export function documentSubject(doc: CorpusDocument): string {
  * import { buildCorpus, corpusNames, generateWorld } from "./world.ts";
  *
  * const w = generateWorld(2, { lives: 1 });
- * assert.deepEqual(corpusNames(buildCorpus(w, "fact")), w.entities.map((e) => e.name));
+ * assert.deepEqual(corpusNames(buildCorpus(w)), w.entities.map((e) => e.name));
  * ```
  */
 export function corpusNames(corpus: readonly CorpusDocument[]): string[] {

@@ -44,10 +44,6 @@ Deno.test("resolveConfig(): presets, nested overrides, unknown fields and bad va
     /rl.memCredit must be one of mempo, infomem, current value is "gated"/,
   );
   assert.equal(resolveConfig("quick", { rl: { memCredit: "infomem" } }).rl.memCredit, "infomem");
-  assert.throws(
-    () => resolveConfig("quick", { data: { documents: "sentence" as never } }),
-    /data.documents must be one of entity, fact, current value is "sentence"/,
-  );
   assert.equal(resolveConfig("default").rl.memCredit, undefined, "MemPO's own credit stays the default");
   assert.throws(() => resolveConfig("quick", { nonsense: 1 } as never), /Invalid config: unknown field nonsense$/);
   assert.throws(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { buildData, DATA_VERSION, loadData } from "../../lib/data/build.ts";
 import { encode } from "../../lib/text/tokenizer.ts";
+import { corpusNames } from "../../lib/env/world.ts";
 import { DataError } from "../../lib/errors.ts";
 
 Deno.test("buildData() writes a deterministic data directory that loadData() reads back", async () => {
@@ -14,8 +15,8 @@ Deno.test("buildData() writes a deterministic data directory that loadData() rea
   assert.deepEqual(m.test, { "1obj": 4, "2obj": 4, "4obj": 4, "6obj": 4, "8obj": 4 });
   assert.equal(m.version, DATA_VERSION, "the manifest records the generator version (stale directories are rebuilt)");
   const data = await loadData(a);
-  assert.equal(data.corpus.length, 220);
-  assert.equal(data.search.size, 220);
+  assert.equal(data.corpus.length, 260); // 220 entities, 40 companies of two facts
+  assert.equal(data.search.size, 260);
   assert.equal(data.tokenizer.size, m.vocabSize);
   for (const r of [...data.train, ...[...data.test.values()].flat()]) {
     assert.equal(encode(data.tokenizer, r.question).unknown, 0);
@@ -113,10 +114,10 @@ Deno.test("buildData() auxiliary worlds re-deal the main world's names with thei
   assert.equal(m.auxWorlds, 2);
   const data = await loadData(dir);
   assert.equal(data.aux.length, 2);
-  const mainIds = data.corpus.map((d) => d.id).sort();
+  const mainNames = corpusNames(data.corpus).sort();
   const mainText = new Set(data.corpus.map((d) => d.text));
   for (const a of data.aux) {
-    assert.deepEqual(a.corpus.map((d) => d.id).sort(), mainIds);
+    assert.deepEqual(corpusNames(a.corpus).sort(), mainNames);
     assert.ok(a.corpus.filter((d) => mainText.has(d.text)).length < 10, "documents state new facts");
     assert.equal(a.train.length, 12);
     assert.deepEqual(a.train.slice(0, 4).map((r) => r.targets.length), [1, 3, 1, 3], "auxObjectives are cycled");
@@ -125,26 +126,6 @@ Deno.test("buildData() auxiliary worlds re-deal the main world's names with thei
   }
   assert.notDeepEqual(data.aux[0]!.corpus, data.aux[1]!.corpus);
   assert.ok(data.train.every((r) => r.targets.length === 2), "the main training set keeps trainObjectives (2)");
-});
-
-Deno.test("buildData({ documents: 'fact' }): one document a fact in the main and auxiliary corpora, same questions", async () => {
-  const [entity, fact] = [await Deno.makeTempDir(), await Deno.makeTempDir()];
-  const options = { trainCount: 6, testCount: 2, testObjectives: [1, 2], auxWorlds: 1, sizes: { lives: 1 } };
-  await buildData(entity, 7, options);
-  const m = await buildData(fact, 7, { ...options, documents: "fact" });
-  assert.equal(m.documents, 360); // 220 entities, 140 of them (people, companies) with two facts
-  const [a, b] = [await loadData(entity), await loadData(fact)];
-  assert.deepEqual(b.train.map((r) => r.question), a.train.map((r) => r.question), "the layout changes no question");
-  for (const corpus of [b.corpus, b.aux[0]!.corpus]) {
-    assert.equal(corpus.length, 360);
-    assert.ok(corpus.every((d) => d.text.split(" ").filter((w) => w === "born" || w === "lives").length <= 1));
-    assert.ok(corpus.every((d) => encode(b.tokenizer, d.text).unknown === 0));
-  }
-  // the fact sentences of the two layouts are the same, once each
-  const facts = (texts: string[]) =>
-    texts.flatMap((t) => t.split(" . ")).map((x) => x.replace(/ \.$/, "")).filter((x) => !x.includes(" known ")).sort();
-  assert.deepEqual(facts(b.corpus.map((d) => d.text)), facts(a.corpus.map((d) => d.text)));
-  assert.equal(facts(a.corpus.map((d) => d.text)).length, 360);
 });
 
 Deno.test("buildData(): the manifest goes first and comes back last; loadData() names a damaged manifest or tokenizer", async () => {

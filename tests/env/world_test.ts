@@ -3,7 +3,6 @@ import {
   buildCorpus,
   corpusNames,
   documentSubject,
-  entityDocument,
   factDocuments,
   generateWorld,
   type Relation,
@@ -31,28 +30,9 @@ Deno.test("generateWorld() is deterministic per seed, consistent, and uses uniqu
   assert.throws(() => generateWorld(1, { people: 0 }), /people must be a positive integer/);
 });
 
-Deno.test("entityDocument() states every fact as a `name keyword answer .` triple", () => {
-  const w = generateWorld(2);
-  for (const e of w.entities) {
-    const doc = entityDocument(e);
-    const sentences = doc.split(" . ").map((s) => s.replace(/ \.$/, "").split(" "));
-    const facts = Object.entries(e.facts).map(([rel, target]) => [e.name, rel, target!]);
-    assert.deepEqual(sentences.slice(0, facts.length), facts, doc);
-    // distractors (2 by default) come after the facts and never use a relation keyword
-    assert.equal(sentences.length, facts.length + 2, doc);
-    for (const s of sentences.slice(facts.length)) assert.ok(!s.some((word) => word in RELATIONS), doc);
-  }
-  const company = w.entities.find((e) => e.type === "company")!;
-  assert.equal(
-    entityDocument({ ...company, traits: [] }),
-    `${company.name} founder ${company.facts.founder} . ${company.name} headquarters ${company.facts.headquarters} .`,
-  );
-  assert.equal(buildCorpus(w).length, 220);
-});
-
-Deno.test("factDocuments() cuts an entity into one document a fact, each with the entity's distractors", () => {
+Deno.test("factDocuments() states each fact as a `name keyword answer .` triple, one a document, with the distractors", () => {
   const w = generateWorld(4, { lives: 1 });
-  const corpus = buildCorpus(w, "fact");
+  const corpus = buildCorpus(w);
   // 100 people and 40 companies have two facts each: 220 entities, 360 documents
   assert.equal(corpus.length, 360);
   assert.equal(new Set(corpus.map((d) => d.id)).size, 360);
@@ -62,8 +42,9 @@ Deno.test("factDocuments() cuts an entity into one document a fact, each with th
     assert.equal(docs.length, facts.length, e.name);
     for (const d of docs) {
       const sentences = d.text.split(" . ").map((s) => s.replace(/ \.$/, "").split(" "));
-      // one fact, first, then the two distractor sentences; every sentence about the subject
-      assert.equal(sentences.filter((s) => s[1]! in RELATIONS).length, 1, d.text);
+      // one fact, first, then the two distractor sentences, which never use a relation keyword
+      assert.ok(sentences[0]![1]! in RELATIONS, d.text);
+      assert.ok(sentences.slice(1).every((s) => s.every((word) => !(word in RELATIONS))), d.text);
       assert.equal(sentences.length, 3, d.text);
       assert.ok(sentences.every((s) => s[0] === e.name), d.text);
       assert.equal(documentSubject(d), e.name);
@@ -72,14 +53,13 @@ Deno.test("factDocuments() cuts an entity into one document a fact, each with th
       assert.equal(d.id, facts.length === 1 ? e.name : `${e.name}.${rel}`);
     }
   }
-  const person = w.entities.find((e) => e.type === "person")!;
-  assert.deepEqual(factDocuments({ ...person, traits: [] }).map((d) => d.text), [
-    `${person.name} born ${person.facts.born} .`,
-    `${person.name} lives ${person.facts.lives} .`,
+  const company = w.entities.find((e) => e.type === "company")!;
+  assert.deepEqual(factDocuments({ ...company, traits: [] }).map((d) => d.text), [
+    `${company.name} founder ${company.facts.founder} .`,
+    `${company.name} headquarters ${company.facts.headquarters} .`,
   ]);
-  // the same names in the same order whichever layout
-  assert.deepEqual(corpusNames(corpus), corpusNames(buildCorpus(w)));
   assert.deepEqual(corpusNames(corpus), w.entities.map((e) => e.name));
+  assert.equal(buildCorpus(generateWorld(2)).length, 260, "without lives only the 40 companies have two facts");
 });
 
 Deno.test("generateWorld() with a name pool deals the same names to new roles with new facts", () => {
