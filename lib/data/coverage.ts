@@ -10,6 +10,7 @@
  */
 import { splitWords } from "../text/tokenizer.ts";
 import type { LoadedData } from "./build.ts";
+import { corpusNames } from "../env/world.ts";
 
 /**
  * For each test set, the words of its questions that appear in no training
@@ -41,7 +42,7 @@ import type { LoadedData } from "./build.ts";
  * ```
  */
 export function unseenTestWords(data: LoadedData): Map<number, string[]> {
-  const seen = new Set(data.corpus.map((d) => d.id));
+  const seen = new Set(corpusNames(data.corpus));
   for (const r of [...data.train, ...data.aux.flatMap((a) => a.train)]) {
     for (const w of splitWords(r.question)) seen.add(w);
   }

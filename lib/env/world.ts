@@ -424,6 +424,8 @@ export function buildCorpus(world: World): CorpusDocument[] {
  * distractor sentence starts with it), what the search tool indexes as the
  * document's title.
  *
+ * Source: this package's documents ({@linkcode factDocuments}); the title field of Search-R1's Wikipedia passages.
+ *
  * @param doc The document.
  * @returns Its subject's name.
  *
@@ -442,6 +444,8 @@ export function documentSubject(doc: CorpusDocument): string {
 /**
  * The entity names a corpus states, once each, in the corpus' order (the
  * world's).
+ *
+ * Source: this package ({@linkcode documentSubject}).
  *
  * @param corpus The documents.
  * @returns The names of their subjects.

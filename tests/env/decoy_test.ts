@@ -1,4 +1,4 @@
-// The memory decision: a person's two cities in one document, one needed, the other a plausible wrong answer that the
+// The memory decision: a person's two cities, one a document, read together in one search's results; one needed, the other a plausible wrong answer that the
 // cold-start teacher keeps with sft.dropProbability (read back in tests/eval/kept_facts_test.ts).
 import assert from "node:assert/strict";
 import { buildCorpus, DECOY_RELATION, generateWorld, worldSizes } from "../../lib/env/world.ts";
@@ -8,7 +8,7 @@ import { readDataset, writeDataset } from "../../lib/data/dataset.ts";
 
 const SIZES = { countries: 4, cities: 12, people: 30, companies: 6, films: 6, distractors: 0 };
 
-Deno.test("a world with lives is the world without it plus one other city a person, in its document", () => {
+Deno.test("a world with lives is the world without it plus one other city a person, in a document of its own", () => {
   const plain = generateWorld(5, SIZES);
   const lives = generateWorld(5, { ...SIZES, lives: 1 });
   assert.deepEqual(lives.entities.map((e) => e.name), plain.entities.map((e) => e.name));
@@ -22,8 +22,8 @@ Deno.test("a world with lives is the world without it plus one other city a pers
     }
   }
   const person = lives.entities.find((e) => e.type === "person")!;
-  const doc = buildCorpus(lives).find((d) => d.id === person.name)!.text;
-  assert.equal(doc, `${person.name} born ${person.facts.born} . ${person.name} lives ${person.facts.lives} .`);
+  const docs = buildCorpus(lives).filter((d) => d.id.startsWith(`${person.name}.`)).map((d) => d.text);
+  assert.deepEqual(docs, [`${person.name} born ${person.facts.born} .`, `${person.name} lives ${person.facts.lives} .`]);
   assert.deepEqual(DECOY_RELATION, { born: "lives", lives: "born" });
   assert.throws(() => worldSizes({ lives: 2 }), /lives must be 0 or 1, current value is 2/);
   assert.throws(() => worldSizes({ lives: 1, cities: 1, countries: 1 }), /lives 1 needs at least 2 cities/);
