@@ -8,9 +8,9 @@
 // once `|` is ruled out is right). The probes of the retired formats (the marker lookups and memory slots of the slots
 // memory, the think lookups of the chain memory on lengthened questions) left it; commit dbd8926 has them
 // (docs/design.md#retired). Then, pooled over the sets: the reads (the appended answer, the memory decision, the next
-// hop's entity) by the facts their document states, and on documents of two facts by the relation asked and by the
-// place the document states it in; with --baseline RUN, the difference of the two-fact read against that run's
-// policy at the same positions.
+// hop's entity) by the relation asked; with --baseline RUN, the difference of the read against that run's policy at
+// the same positions. Its lines on documents of two facts (by the relation and by the fact's place) left with that
+// corpus; commit 6bf79b1 has them.
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { UsageError } from "../lib/errors.ts";
 import { newcombePairedDifference, wilsonInterval } from "../lib/eval/proportion_interval.ts";
@@ -60,8 +60,7 @@ const TASK = {
       value: "RUN",
       help:
         "a run of the same world whose policy (--baseline-policy) is probed on the same positions: the difference " +
-        "of the read's share right on documents of two facts, pooled over the sets, with its 95 % interval (Newcombe's, " +
-        "paired by position)",
+        "of the read's share right, pooled over the sets, with its 95 % interval (Newcombe's, paired by position)",
     },
     "baseline-policy": { ...POLICY_FLAG, help: "the baseline's checkpoint" },
   },
@@ -127,16 +126,13 @@ await runTask(TASK, async ({ flags, positionals }) => {
           CARRY_OUTCOMES.map((o) => `${o} ${share(o)}%`).join("  ")
         }`,
       );
-      const cells = (key: (r: CarryRecord) => number | string, of = records) =>
-        rightCells(of, key).map((c) => `${c.value}: ${c.right}/${c.of}`).join("  ");
+      const cells = (key: (r: CarryRecord) => number | string) =>
+        rightCells(records, key).map((c) => `${c.value}: ${c.right}/${c.of}`).join("  ");
       // the length of the list before it (the list copied, or the one the answer extends)
       console.log(`${k} objectives, at ${where}, right by the list's length  ${cells((r) => r.listLength)}`);
-      // the facts the answer's document states: 2 asks the read to tell a subject's relations apart
-      console.log(`${k} objectives, at ${where}, right by the document's facts  ${cells((r) => r.documentFacts)}`);
-      // on those of two facts, by the relation asked: does the read pick the fact by its relation or by its place?
-      const two = records.filter((r) => r.documentFacts === 2);
-      if (step !== "answers carried" && two.length > 0) {
-        console.log(`${k} objectives, at ${where}, two facts, right by the relation  ${cells((r) => r.relation, two)}`);
+      // the reads by the relation asked (a copy has none)
+      if (step !== "answers carried") {
+        console.log(`${k} objectives, at ${where}, right by the relation  ${cells((r) => r.relation)}`);
       }
       // the word it ranks first once `|` is ruled out
       const unlessEnded = records.filter((r) => r.rightWithoutEnd).length;
@@ -155,19 +151,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
   ] as const;
   for (const [what, records] of reads) {
     console.log(
-      `all sets, ${what} by the document's facts  ${
-        rightCells(records, (r) => r.documentFacts).map(shareCell).join("  ")
-      }`,
-    );
-    const two = records.filter((r) => r.documentFacts === 2);
-    console.log(
-      `all sets, ${what} on two facts by the relation  ${rightCells(two, (r) => r.relation).map(shareCell).join("  ")}`,
-    );
-    // the same reads by where the document states the fact asked: 1 first, 2 second
-    console.log(
-      `all sets, ${what} on two facts by the fact's place  ${
-        rightCells(two, (r) => r.place).map(shareCell).join("  ")
-      }`,
+      `all sets, ${what} by the relation  ${rightCells(records, (r) => r.relation).map(shareCell).join("  ")}`,
     );
   }
   if (flags.baseline === undefined) return;
@@ -180,24 +164,23 @@ await runTask(TASK, async ({ flags, positionals }) => {
   }
   const baseModel = await base.load(flags["baseline-policy"]);
   try {
-    // the same positions under both policies: paired outcomes on the documents of two facts
+    // the same positions under both policies: paired outcomes of the read
     const baseRead = (await carryRecords(baseModel, data.tokenizer, probed)).filter((r) =>
       r.step === "answer appended"
     );
     const cells = [0, 0, 0, 0]; // right under both, ours only, the baseline's only, neither
     appended.forEach((r, i) => {
-      if (r.documentFacts !== 2) return;
       const [x, y] = [r.outcome === "right", baseRead[i]!.outcome === "right"];
       cells[x && y ? 0 : x ? 1 : y ? 2 : 3]! += 1;
     });
     const [both, ours, theirs, neither] = cells as [number, number, number, number];
     const of = both + ours + theirs + neither;
-    if (of === 0) return console.log("all sets, no read from a document of two facts");
+    if (of === 0) return console.log("all sets, no read");
     const d = newcombePairedDifference(both, ours, theirs, neither);
     console.log(
-      `all sets, the read on documents of two facts: ${dir} (${flags.policy}) ` +
-        `${shareCell({ value: 2, right: both + ours, of })}, ${flags.baseline} (${flags["baseline-policy"]}) ` +
-        `${shareCell({ value: 2, right: both + theirs, of })}; difference ${signed(d.estimate)} ` +
+      `all sets, the read: ${dir} (${flags.policy}) ` +
+        `${shareCell({ value: "read", right: both + ours, of })}, ${flags.baseline} (${flags["baseline-policy"]}) ` +
+        `${shareCell({ value: "read", right: both + theirs, of })}; difference ${signed(d.estimate)} ` +
         `[${signed(d.low)}, ${signed(d.high)}] (95 %, Newcombe, paired by position)`,
     );
   } finally {

@@ -113,18 +113,9 @@ function answerFact(
   return undefined;
 }
 
-/**
- * The answer's fact in `docs` ({@linkcode answerFact}): how many facts its document states of its subject, its
- * relation, and its place among them (1: stated first); 0, `""` and 0 where no document has it.
- */
-function readFact(
-  docs: readonly string[][][],
-  wanted: string,
-): { documentFacts: number; relation: string; place: number } {
-  const found = answerFact(docs, wanted);
-  if (found === undefined) return { documentFacts: 0, relation: "", place: 0 };
-  const own = found.doc.filter((f) => f[0] === found.fact[0]);
-  return { documentFacts: own.length, relation: found.fact[1]!, place: own.findIndex((f) => f === found.fact) + 1 };
+/** The relation of the answer's fact in `docs` ({@linkcode answerFact}); `""` where no document has it. */
+function readRelation(docs: readonly string[][][], wanted: string): string {
+  return answerFact(docs, wanted)?.fact[1] ?? "";
 }
 
 /**
@@ -143,21 +134,12 @@ export interface CarryRecord {
   /** How many answers the previous memory carries (the list the position copies or extends). */
   listLength: number;
   /**
-   * How many facts the answer's document states of the answer's subject (the last results' fact whose object is the
-   * teacher's word): 1 for a film's director or a country's capital, 2 for a company's or a person's (the read must
-   * tell the subject's relations apart); 0 where no fact of the last results has it. Meant for the reads (the appended
-   * answer, the next hop's entity): a carried answer counts only where the last results happen to state it again.
+   * The relation of the last results' fact whose object is the teacher's word (`""` where there is none): the
+   * relation the read had to pick. Meant for the reads (the appended answer, the next hop's entity): a carried answer
+   * has one only where the last results happen to state it again. (How many facts that document stated of its subject,
+   * and in which place, left with the documents of two facts; commit 6bf79b1 has them.)
    */
-  documentFacts: number;
-  /** The relation of that fact (`""` where there is none): the relation the read had to pick. */
   relation: string;
-  /**
-   * Where the document states that fact among its subject's facts: 1 first, 2 second (0 where there is none). The
-   * corpus states a subject's facts in one order, so on a document of two facts the place follows the relation; on
-   * documents of another order (commit b96bcab's `data.sizes.shuffleFacts`) it tells a read of the relation from a
-   * read of the place.
-   */
-  place: number;
   /**
    * Whether the policy's best word other than `|` is the teacher's: right wherever it does not end the list
    * (false where the vocabulary has no `|`).
@@ -197,8 +179,8 @@ export interface CarryRecord {
  * const seq = { tokens: ids, lossMask: ids.map((_, i) => (i >= n ? 1 : 0)) };
  * const records = await carryRecords(model, tok, [seq]);
  * assert.deepEqual(records.map((r) => [r.step, r.listLength]), [["answers carried", 2], ["answers carried", 2], ["answer appended", 2]]);
- * // c is read from a document of one fact; a and b are in no document of the results
- * assert.deepEqual(records.map((r) => [r.documentFacts, r.relation]), [[0, ""], [0, ""], [1, "born"]]);
+ * // c is read from a fact of the results; a and b are in no document of them
+ * assert.deepEqual(records.map((r) => r.relation), ["", "", "born"]);
  * // ruling out `|` changes nothing where the policy did not write it
  * for (const r of records) if (r.outcome === "right") assert.ok(r.rightWithoutEnd);
  * model.dispose();
@@ -238,7 +220,7 @@ export async function carryRecords(
         step,
         outcome: carryOutcome(got, words[i]!, previous, words.slice(0, i)),
         listLength: previous.answers.length,
-        ...readFact(resultDocuments(words, i), words[i]!),
+        relation: readRelation(resultDocuments(words, i), words[i]!),
         rightWithoutEnd: unlessEnded !== undefined && unlessEnded[n]![i] === s.tokens[i],
       });
     }

@@ -23,7 +23,10 @@ Deno.test("a world with lives is the world without it plus one other city a pers
   }
   const person = lives.entities.find((e) => e.type === "person")!;
   const docs = buildCorpus(lives).filter((d) => d.id.startsWith(`${person.name}.`)).map((d) => d.text);
-  assert.deepEqual(docs, [`${person.name} born ${person.facts.born} .`, `${person.name} lives ${person.facts.lives} .`]);
+  assert.deepEqual(docs, [
+    `${person.name} born ${person.facts.born} .`,
+    `${person.name} lives ${person.facts.lives} .`,
+  ]);
   assert.deepEqual(DECOY_RELATION, { born: "lives", lives: "born" });
   assert.throws(() => worldSizes({ lives: 2 }), /lives must be 0 or 1, current value is 2/);
   assert.throws(() => worldSizes({ lives: 1, cities: 1, countries: 1 }), /lives 1 needs at least 2 cities/);

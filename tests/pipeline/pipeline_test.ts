@@ -180,15 +180,15 @@ Deno.test("research/recall_probe.ts on the quick run: every recall question sort
   assert.equal(await probe(), line);
 });
 
-Deno.test("research/lookup_probe.ts --baseline: the read pooled by the document's facts, and against itself a difference of 0 whose interval spans it", async () => {
+Deno.test("research/lookup_probe.ts --baseline: the read pooled by the relation, and against itself a difference of 0 whose interval spans it", async () => {
   const tool = new URL("../../research/lookup_probe.ts", import.meta.url).pathname;
   const out = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", tool, full, "--baseline", full] })
     .output();
   const text = new TextDecoder().decode(out.stdout);
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  // the quick world's companies state a founder and a headquarters: reads from documents of one and of two facts
-  const pooled = text.split("\n").find((l) => l.startsWith("all sets, the read by the document's facts"));
-  assert.match(pooled ?? text, / {2}1: (\d+)\/(\d+) \(.* {2}2: (\d+)\/(\d+) \(/);
+  // the quick world's questions read a company's founder and headquarters, each from a document of its own
+  const pooled = text.split("\n").find((l) => l.startsWith("all sets, the read by the relation"));
+  assert.match(pooled ?? text, / {2}founder: (\d+)\/(\d+) \(.* {2}headquarters: (\d+)\/(\d+) \(/);
   const d = text.match(/difference ([+−])(\d\.\d\d) \[([+−])(\d\.\d\d), ([+−])(\d\.\d\d)\]/);
   assert.ok(d !== null, text);
   assert.equal(d[2], "0.00");
