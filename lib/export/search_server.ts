@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { documentSubject } from "../env/world.ts";
 import { readCorpus } from "../data/dataset.ts";
 import { buildSearchIndex, type SearchIndex } from "../env/search.ts";
 import { DataError } from "../errors.ts";
@@ -12,16 +13,17 @@ import { pathExists } from "../path_exists.ts";
 
 /**
  * A document as Search-R1's corpus files and retrieval server hold it: the
- * title (the document id) in double quotes, a newline, the text. verl's
+ * title (the document's subject, as a Wikipedia passage carries its article's
+ * title: `documentSubject`) in double quotes, a newline, the text. verl's
  * search tool shows `contents`; the export's `corpus.jsonl` stores it.
  *
  * ```text
- * contents = "\"" + id + "\"\n" + text
+ * contents = "\"" + title + "\"\n" + text
  * ```
  *
  * Source: Search-R1 / FlashRAG corpus format (`{"id", "contents": "\"title\"\ntext"}`).
  *
- * @param id The document id (its title).
+ * @param title The document's title (its subject).
  * @param text The document text.
  * @returns The `contents` field.
  *
@@ -33,8 +35,8 @@ import { pathExists } from "../path_exists.ts";
  * assert.equal(searchR1Contents("kalmar", "kalmar is a city ."), '"kalmar"\nkalmar is a city .');
  * ```
  */
-export function searchR1Contents(id: string, text: string): string {
-  return `"${id}"\n${text}`;
+export function searchR1Contents(title: string, text: string): string {
+  return `"${title}"\n${text}`;
 }
 
 /** A `/retrieve` request. */
@@ -175,7 +177,8 @@ export function retrieveResult(
   return {
     result: request.queries.map((q) =>
       index.search(q, request.topk).map((h) => {
-        const document = { id: h.id, title: h.id, text: h.text, contents: searchR1Contents(h.id, h.text) };
+        const title = documentSubject(h);
+        const document = { id: h.id, title, text: h.text, contents: searchR1Contents(title, h.text) };
         return request.returnScores ? { document, score: h.score } : document;
       })
     ),

@@ -9,7 +9,7 @@ import { loadData } from "../data/build.ts";
 import { type QaRecord, writeCorpus, writeDataset } from "../data/dataset.ts";
 import { chatTemplate } from "../env/context.ts";
 import { formatInformation } from "../env/search.ts";
-import type { CorpusDocument } from "../env/world.ts";
+import { type CorpusDocument, documentSubject } from "../env/world.ts";
 import { encode, type Tokenizer } from "../text/tokenizer.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { searchR1Contents } from "./search_server.ts";
@@ -178,7 +178,9 @@ export async function exportVerlData(
   await writeCorpus(`${dir}/corpus.parquet`, data.corpus);
   await writeFileAtomic(
     `${dir}/corpus.jsonl`,
-    data.corpus.map((d) => JSON.stringify({ id: d.id, contents: searchR1Contents(d.id, d.text) })).join("\n") + "\n",
+    data.corpus.map((d) => JSON.stringify({ id: d.id, contents: searchR1Contents(documentSubject(d), d.text) })).join(
+      "\n",
+    ) + "\n",
   );
   files.push("data/corpus.parquet", "data/corpus.jsonl");
   const all = [...data.train, ...[...data.test.values()].flat()];

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { corpusNames } from "../../lib/env/world.ts";
 import type { Tokenizer } from "../../lib/text/tokenizer.ts";
 import type { Model } from "../../lib/model/params.ts";
 import type { LoadedData } from "../../lib/data/build.ts";
@@ -293,7 +294,7 @@ export async function copyDiagnostics(
 ): Promise<CopyDiagnostic[]> {
   const models = new Map<string, Model>();
   for (const a of agents) if ("model" in a && !models.has(a.name)) models.set(a.name, a.model);
-  const names = new Set(data.corpus.map((d) => d.id));
+  const names = new Set(corpusNames(data.corpus));
   const out: CopyDiagnostic[] = [];
   for (const [objectives, records] of [...data.test.entries()].sort((a, b) => a[0] - b[0])) {
     const diagnostic: CopyDiagnostic = { objectives, agents: {} };

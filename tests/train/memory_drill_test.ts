@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { buildData, loadData } from "../../lib/data/build.ts";
+import { corpusNames } from "../../lib/env/world.ts";
 import { decode } from "../../lib/text/tokenizer.ts";
 import { memoryDrillSequences } from "../../lib/train/memory_drill.ts";
 import { TEMPLATES } from "../../lib/env/questions.ts";
@@ -8,7 +9,7 @@ import { parseStateMemory } from "../../lib/env/teacher.ts";
 const dir = await Deno.makeTempDir();
 await buildData(dir, 3, { trainCount: 4, testCount: 2, testObjectives: [2] });
 const data = await loadData(dir);
-const names = data.corpus.map((d) => d.id);
+const names = corpusNames(data.corpus);
 
 Deno.test("memoryDrillSequences(): the first turn's extraction, each item a subject and its template's relations, ';' between them", () => {
   const relationWords = new Set(["born", "lives", "located", "capital", "founder", "headquarters", "director"]);

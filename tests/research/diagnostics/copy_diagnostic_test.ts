@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { tf } from "../../../lib/tf.ts";
+import { corpusNames } from "../../../lib/env/world.ts";
 import { buildTokenizer, encode } from "../../../lib/text/tokenizer.ts";
 import { createModel } from "../../../lib/model/params.ts";
 import { modelPreset } from "../../../lib/model/config.ts";
@@ -96,7 +97,7 @@ Deno.test("copyDiagnostics(): every test set in order, each model-backed agent o
   const sets = await copyDiagnostics(agents, data, { questions: 2, maxTurnTokens: 64, seed: 0 });
   assert.deepEqual(sets.map((d) => d.objectives), [1, 2, 4]);
   assert.ok(sets.every((d) => Object.keys(d.agents).join() === "SFT,GRPO"));
-  const names = new Set(data.corpus.map((d) => d.id));
+  const names = new Set(corpusNames(data.corpus));
   const scored = (k: number) => sets.find((d) => d.objectives === k)!.agents.GRPO!.reduce((n, c) => n + c.total, 0);
   for (const k of [1, 4]) {
     const { sequences, episodes } = await teacherDemonstrations(data, {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { buildData, loadData, type LoadedData } from "../../../lib/data/build.ts";
 import type { LmSequence } from "../../../lib/train/collate.ts";
+import { corpusNames } from "../../../lib/env/world.ts";
 import { buildTokenizer, encode } from "../../../lib/text/tokenizer.ts";
 import { teacherDemonstrations } from "../../../lib/train/demos.ts";
 import { modelPreset } from "../../../lib/model/config.ts";
@@ -140,7 +141,7 @@ Deno.test("stepAccuracy(): scores each labelled token once; the memory's steps a
   const labelled = sequences.reduce((n, s) => n + stepPositions(data.tokenizer, s).length, 0);
   assert.equal(steps.reduce((n, c) => n + c.total, 0), labelled);
   assert.ok(steps.every((c) => c.correct >= 0 && c.correct <= c.total));
-  const mem = (await copyAccuracy(model, data.tokenizer, new Set(data.corpus.map((d) => d.id)), sequences))
+  const mem = (await copyAccuracy(model, data.tokenizer, new Set(corpusNames(data.corpus)), sequences))
     .filter((c) => c.tag === "mem").reduce((n, c) => n + c.total, 0);
   const memSteps = steps.filter((c) => !["think", "search", "final answer"].includes(c.step))
     .reduce((n, c) => n + c.total, 0);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { decode, encode } from "../../../lib/text/tokenizer.ts";
+import { documentSubject } from "../../../lib/env/world.ts";
 import { createTeacher, type MemoryFormat } from "../../../lib/env/teacher.ts";
 import { type AgentPolicy, type Episode, runEpisodes } from "../../../lib/env/rollout.ts";
 import { tasksFromRecords } from "../../../lib/train/demos.ts";
@@ -80,7 +81,7 @@ Deno.test("teacherPath(): the teacher is on its own path at every turn; turns ch
     exact.byTurn.map((_, t) => episodes.filter((e) => e.turns.length > t).length),
   );
 
-  const name = data.corpus.at(-1)!.id; // a name, in the tokenizer
+  const name = documentSubject(data.corpus.at(-1)!); // a name, in the tokenizer
   const groups = episodes.map((e) => e.task.groupId);
   for (const [part, turn, wrong] of [["open", 0, [0, 1]], ["answers", 2, [2]], ["action", 1, [1, 3, 5]]] as const) {
     const ids = new Set(wrong.map((i) => groups[i]!));
@@ -108,7 +109,7 @@ Deno.test("teacherPath(): the teacher is on its own path at every turn; turns ch
 Deno.test("teacherPath(): an episode leaving the path twice counts once, at its first inexact turn", async () => {
   const memory = "state-relations";
   const { data, episodes } = await teacherTestTurns(5, 2, 3, { memory, data: { sizes: { distractors: 0 } } });
-  const name = data.corpus.at(-1)!.id;
+  const name = documentSubject(data.corpus.at(-1)!);
   const first = corrupting(data, memory, new Set([episodes[0]!.task.groupId]), 1, "answers", name);
   const both: AgentPolicy = {
     async nextTurns(requests, options) {
@@ -138,7 +139,7 @@ Deno.test("partAt(): the open list before `|`, the answers after it, the action 
   assert.equal(partAt(data.tokenizer, turn, 1), "answers"); // the `</mem>` itself: the answers end there
   assert.equal(partAt(data.tokenizer, turn, 2), "action");
   assert.equal(partAt(data.tokenizer, turn, turn.length), "action");
-  const name = data.corpus[0]!.id;
+  const name = documentSubject(data.corpus[0]!);
   const memory = encode(data.tokenizer, `${name} born | ${name}`).ids; // stops inside the answers
   assert.deepEqual([0, 1, 2, 3, 4].map((i) => partAt(data.tokenizer, memory, i)), [
     "open",
