@@ -10,7 +10,7 @@
 // (docs/design.md#retired). Then, pooled over the sets: the reads (the appended answer, the memory decision, the next
 // hop's entity) by the relation asked; with --baseline RUN, the difference of the read against that run's policy at
 // the same positions. Its lines on documents of two facts (by the relation and by the fact's place) left with that
-// corpus; commit 6bf79b1 has them.
+// corpus; commit 5dc89be has them.
 import { readRunConfig } from "../lib/config/run_config.ts";
 import { UsageError } from "../lib/errors.ts";
 import { newcombePairedDifference, wilsonInterval } from "../lib/eval/proportion_interval.ts";

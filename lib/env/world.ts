@@ -351,7 +351,7 @@ const FACT_ORDER: Readonly<Record<EntityType, readonly Relation[]>> = {
  * the SFT policy read a subject's fact by its place, never by the relation
  * asked (docs/research/what_to_remember.md#the-read-on-documents-of-two-facts);
  * with one fact a document the search ranks the fact asked first and the
- * subject's other fact second, read in passing (commit 6bf79b1 is the last with
+ * subject's other fact second, read in passing (commit 5dc89be is the last with
  * one document an entity).
  *
  * Why triples: the teacher's memory repeats the triple, so writing the answer

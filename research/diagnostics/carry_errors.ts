@@ -137,7 +137,7 @@ export interface CarryRecord {
    * The relation of the last results' fact whose object is the teacher's word (`""` where there is none): the
    * relation the read had to pick. Meant for the reads (the appended answer, the next hop's entity): a carried answer
    * has one only where the last results happen to state it again. (How many facts that document stated of its subject,
-   * and in which place, left with the documents of two facts; commit 6bf79b1 has them.)
+   * and in which place, left with the documents of two facts; commit 5dc89be has them.)
    */
   relation: string;
   /**
