@@ -74,7 +74,8 @@ export const DATA_CONFIG_SCHEMA = section({
     films: int(1).optional().meta({ description: "Films.", unset: "40" }),
     distractors: int(0).optional().meta({ description: "Distractor sentences per document.", unset: "2" }),
     lives: int(0).max(1, { error: "must be 0 or 1" }).optional().meta({
-      description: "1: each person also lives in a city, a plausible wrong answer read in the same document as its " +
+      description:
+        "1: each person also lives in a city, a plausible wrong answer read in the same search results as its " +
         "birthplace (the memory's decision: which fact to keep; sft.dropProbability keeps the wrong one).",
       unset: "0",
     }),
@@ -329,7 +330,7 @@ const DEFAULT: ExperimentConfig = {
     lr: 2e-3, // the rate the released policy was trained with
     warmupSteps: 20, // the rate's linear start
     demos: 3200, // half under each context policy
-    // the cold start keeps the wrong city 30 % of the time where a document holds both: behaviour cloning's
+    // the cold start keeps the wrong city 30 % of the time where the results hold both: behaviour cloning's
     // imperfect memory, which RL is to improve; every other step of the teacher is exact
     dropProbability: 0.3,
     teacherMemory: "state-relations-bare", // the open objectives, then the answers found: the same work every turn

@@ -53,7 +53,7 @@ export interface Hop {
   answer: string;
   /**
    * On an objective's last hop, the value of the entity's other relation of the same kind
-   * ({@linkcode DECOY_RELATION}): read in the same document, a plausible wrong answer. Absent when there is none.
+   * ({@linkcode DECOY_RELATION}): read in the same search results, a plausible wrong answer. Absent when there is none.
    */
   decoy?: string;
 }

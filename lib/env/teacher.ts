@@ -45,7 +45,7 @@ export const FORGOTTEN = "unknown";
 
 /**
  * What the teacher keeps of a resolved objective: its answer, or, when the objective is dropped, the plausible
- * wrong fact read in the same document (its last hop's decoy, the person's other city) from the moment it is
+ * wrong fact read in the same results (its last hop's decoy, the person's other city) from the moment it is
  * read, as behaviour cloning from a general model keeps the wrong fact of a document; an objective without a decoy
  * is forgotten (`unknown`) once it is no longer the answer just found.
  */

@@ -1,7 +1,7 @@
 /**
  * How undecided a policy is at the memory decision: the entropy of its
  * next-token distribution where a turn's `<mem>` takes in a fact that has a
- * plausible wrong twin in the same document, against its entropy at every
+ * plausible wrong twin in the same search results, against its entropy at every
  * other token it writes, teacher-forced along given episodes. A cold start
  * imitating an imperfect teacher should be uncertain there and sure elsewhere;
  * that uncertainty is what RL's samples explore.
@@ -252,7 +252,7 @@ export function decisionEntropyMarkdown(rows: readonly DecisionEntropyRow[]): st
     "## Entropy at the memory decision",
     "",
     "Mean next-token entropy (nats) of each policy where the cold-start teacher's `<mem>` takes in a fact that has a",
-    "plausible wrong twin in the same document / at every other token it writes, teacher-forced along the teacher's",
+    "plausible wrong twin in the same search results / at every other token it writes, teacher-forced along the teacher's",
     "own episodes (memory context, its drops included).",
     "",
     markdownTable(["agent", ...ks.map((k) => `${k} obj`)], agents.map((a) => [a, ...ks.map((k) => cell(a, k))]))

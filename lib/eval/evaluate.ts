@@ -456,7 +456,7 @@ export function keptFactsMarkdown(rows: readonly EvalRow[]): string {
   return [
     "## What the memory kept",
     "",
-    "Objectives whose document also states a plausible wrong answer (a person's birthplace and the city it lives in):",
+    "Objectives whose search results also state a plausible wrong answer (a person's birthplace and the city it lives in):",
     "the share whose needed fact the final `<mem>` holds / the share that holds the wrong one instead / how many",
     "such objectives the set had.",
     "",

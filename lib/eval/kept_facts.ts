@@ -41,7 +41,7 @@ export function memoryDecisions(
 
 /** Counts of {@linkcode keptFacts}. */
 export interface KeptFacts {
-  /** Objectives with a decoy (a plausible wrong fact in the same document). */
+  /** Objectives with a decoy (a plausible wrong fact in the same search results). */
   decisions: number;
   /** Of those, how many the final memory holds the needed fact of. */
   needed: number;

@@ -120,7 +120,7 @@ function readRelation(docs: readonly string[][][], wanted: string): string {
 
 /**
  * The memory steps {@linkcode carryRecords} sorts: the answers copied, the one appended (a last hop's read; the
- * memory decision where its document also gives the decoy), and the entity that opens the rewritten head objective
+ * memory decision where its results also give the decoy), and the entity that opens the rewritten head objective
  * after a first hop (`"open next hop"`'s first word: a first hop's read).
  */
 export type CarryStep = "answers carried" | "answer appended" | "memory decision" | "next hop read";
