@@ -142,7 +142,7 @@ await runTask(TASK, async ({ flags, positionals }) => {
     }
   }
   model.dispose();
-  // the reads pooled over the sets, by the facts their document states, and on two facts by the relation asked
+  // the reads pooled over the sets, by the relation asked
   const appended = read.filter((r) => r.step === "answer appended");
   const reads = [
     ["the read", appended],

@@ -157,8 +157,8 @@ export const SFT_CONFIG_SCHEMA = section({
     unset: "0",
   }),
   dropProbability: inRange(0, 1).describe(
-    "The cold-start teacher's probability of keeping the wrong fact of a document: the plausible wrong answer read " +
-      "beside the needed one (data.sizes.lives: the other city), or, where a document has none, forgetting the " +
+    "The cold-start teacher's probability of keeping the wrong fact it reads: the plausible wrong answer read " +
+      "beside the needed one (data.sizes.lives: the other city), or, where the objective has none, forgetting the " +
       "answer once it is no longer the one just found. What RL and MemPO's memory credit are to improve.",
   ),
   drillMix: inRange(0, 10).optional().meta({

@@ -46,7 +46,7 @@ export const FORGOTTEN = "unknown";
 /**
  * What the teacher keeps of a resolved objective: its answer, or, when the objective is dropped, the plausible
  * wrong fact read in the same results (its last hop's decoy, the person's other city) from the moment it is
- * read, as behaviour cloning from a general model keeps the wrong fact of a document; an objective without a decoy
+ * read, as behaviour cloning from a general model keeps the wrong fact of what it reads; an objective without a decoy
  * is forgotten (`unknown`) once it is no longer the answer just found.
  */
 function keptAnswer(q: SubQuestion, dropped: boolean, fresh: boolean): string {
@@ -145,8 +145,8 @@ export function parseStateMemory(memory: string | readonly string[]): StateMemor
  * replace it by the entity found and the relation left; copy the rest; think
  * and search the new first open objective (its first two words). The first
  * turn copies the question's objectives into the open list (as MEM1's
- * internal state holds the task). A dropped objective keeps the wrong fact of
- * its document where it has one, else becomes `unknown` once it is no longer
+ * internal state holds the task). A dropped objective keeps the decoy read in
+ * the same results (the person's other city) where it has one, else becomes `unknown` once it is no longer
  * the answer just found (so the answer's count stays right and that one is
  * wrong).
  *

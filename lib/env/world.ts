@@ -1,6 +1,6 @@
 /**
  * A seeded, invented knowledge world: people, cities, countries, companies
- * and films with relations between them, and one short document per entity.
+ * and films with relations between them, and one short document per fact.
  * Names are pseudo-words drawn from syllable pools, so no fact can be
  * guessed: the agent has to search and read.
  *
@@ -55,8 +55,8 @@ export interface WorldSizes {
   /** Distractor sentences per document. @default 2 */
   distractors: number;
   /**
-   * 1: each person also lives in a city other than the one it was born in, so a person's document holds two
-   * facts of the same kind, one of which a question needs and the other is a plausible wrong answer
+   * 1: each person also lives in a city other than the one it was born in, so a person has two facts of the
+   * same kind, two documents that the search for either returns together: one a question needs, the other a plausible wrong answer
    * ({@linkcode DECOY_RELATION}). 0: born only. @default 0
    */
   lives: number;
@@ -75,7 +75,7 @@ export const DEFAULT_WORLD_SIZES: Readonly<WorldSizes> = Object.freeze({
 
 /**
  * For a question's last relation, the other relation of the same entity whose value is a plausible wrong answer:
- * a person's born city against the city it lives in. What a memory that keeps the wrong fact of a document holds.
+ * a person's born city against the city it lives in. What a memory that keeps the wrong fact of its search results holds.
  */
 export const DECOY_RELATION: Readonly<Partial<Record<Relation, Relation>>> = Object.freeze({
   born: "lives",

@@ -11,6 +11,7 @@ import type { LoadedData } from "../data/build.ts";
 import type { Model } from "../model/params.ts";
 import type { ContextPolicy } from "../env/context.ts";
 import { type AgentPolicy, type Episode, runEpisodes } from "../env/rollout.ts";
+import { EPISODE_ENDS, type EpisodeEnd, episodeEnds } from "./episode_ends.ts";
 import { keptFacts } from "./kept_facts.ts";
 import { modelPolicy } from "../env/model_policy.ts";
 import { createTeacher, type MemoryFormat } from "../env/teacher.ts";
@@ -173,6 +174,8 @@ export interface EvalRow {
    * needed fact, or decoy, the final memory holds ({@linkcode keptFacts}); absent in a world without decoys.
    */
   kept?: { decisions: number; needed: number; decoy: number };
+  /** The share of episodes that end in an answer, a `<mem>` never closed, another format break, or the turn limit. */
+  ends?: Record<EpisodeEnd, number>;
   /** Episodes run. */
   episodes: number;
   /** A sample transcript (the first episode's turns). */
@@ -344,6 +347,7 @@ export async function evaluateCell(
     questionPeak: eps.map((e) => e.peakContext),
     questionValid: eps.map((e) => e.formatValid),
     questionTurns: eps.map((e) => e.turns.length),
+    ends: episodeEnds(eps),
     ...keptShares(eps),
     episodes: eps.length,
     sample: eps[0]?.turns.map((t) => t.text),
@@ -464,6 +468,43 @@ export function keptFactsMarkdown(rows: readonly EvalRow[]): string {
       rows,
       (k) => `${k} obj`,
       (r) => r.kept ? `${r.kept.needed.toFixed(2)} / ${r.kept.decoy.toFixed(2)} / ${r.kept.decisions}` : "–",
+    ),
+  ].join("\n");
+}
+
+/**
+ * The section "How the episodes end" of eval.md: per agent and test set, the
+ * share of episodes that end in a format-valid answer / with a `<mem>` never
+ * closed / with another break of the format / at the turn limit
+ * ({@linkcode episodeEnds}).
+ *
+ * Source: this package.
+ *
+ * @param rows Evaluation rows (those without `ends` show `–`).
+ * @returns Markdown.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { episodeEndsMarkdown } from "./evaluate.ts";
+ *
+ * const ends = { "answer": 0.5, "memory not closed": 0.25, "other format break": 0.25, "turn limit": 0 };
+ * const row = { agent: "SFT", contextPolicy: "memory" as const, objectives: 8, ends };
+ * assert.match(episodeEndsMarkdown([row] as never), /\| SFT \(memory\) \| 0\.50 \/ 0\.25 \/ 0\.25 \/ 0\.00 \|/);
+ * ```
+ */
+export function episodeEndsMarkdown(rows: readonly EvalRow[]): string {
+  return [
+    "## How the episodes end",
+    "",
+    "The share of episodes that end in a format-valid answer (right or wrong) / with a `<mem>` never closed (the turn",
+    "ran to its token limit inside the memory: mostly a memory that repeats itself) / with another break of the format",
+    "/ at the turn limit without an answer (lib/eval/episode_ends.ts):",
+    "",
+    agentObjectivesTable(
+      rows,
+      (k) => `${k} obj`,
+      (r) => r.ends ? EPISODE_ENDS.map((k) => r.ends![k].toFixed(2)).join(" / ") : "–",
     ),
   ].join("\n");
 }

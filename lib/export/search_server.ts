@@ -53,7 +53,7 @@ export interface RetrieveRequest {
 export interface RetrievedDocument {
   /** Document id. */
   id: string;
-  /** The title (the document id). */
+  /** The title: the document's subject (`documentSubject`), which several documents share; not its id. */
   title: string;
   /** The text (what the agent's `<information>` shows). */
   text: string;

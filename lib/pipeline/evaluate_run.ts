@@ -18,6 +18,7 @@ import { sftDemoOptions, teacherDemonstrations } from "../train/demos.ts";
 import { type MetricsRow, rlStages } from "../train/metrics.ts";
 import {
   AGENT_NAMES,
+  episodeEndsMarkdown,
   evalMarkdown,
   type EvalRow,
   evaluateAgents,
@@ -384,13 +385,7 @@ export async function writeEvalFiles(outDir: string, files: EvalFiles): Promise<
     "",
     evalMarkdown(rows),
     "",
-    "Format-valid rate per agent and test set:",
-    "",
-    ...rows.map((r) =>
-      `- ${r.agent} (${r.contextPolicy}), ${r.objectives} objectives: ${(100 * r.formatValid).toFixed(0)}% valid, ${
-        (100 * r.reward).toFixed(0)
-      }% fully correct (${r.episodes} episodes)`
-    ),
+    episodeEndsMarkdown(rows),
     "",
     "## Research check",
     "",

@@ -2,8 +2,8 @@
  * A recall warm-up after the induction warm-up: facts of random words,
  * `s r o .`, then questions `s r` whose next word is the fact's `o`. Each
  * subject has two relations and each relation several subjects, so only the
- * pair (subject, relation) finds the fact: the read the agent does in a
- * document that states a person's birthplace and the city it lives in.
+ * pair (subject, relation) finds the fact: the read the agent does in search
+ * results that state a person's birthplace and the city it lives in.
  *
  * @module
  */

@@ -9,8 +9,9 @@
  * (`|`); one that loses its place writes another answer of the list, or a
  * word of the objective in progress; one that copies the list and misses the
  * edit ends it where the new answer goes; one that reads the wrong fact
- * writes another word of the document that holds the answer (its other
- * relation, or its subject) or a word of another document of the results.
+ * writes another word of the document that holds the answer (its subject)
+ * or a word of another document of the results (the subject's other fact,
+ * the decoy, among them).
  *
  * @module
  */

@@ -4,7 +4,7 @@
  * labelled by the step it belongs to: the open objectives taken from the
  * question (first turn), carried from the previous memory, or the one
  * rewritten after a first hop; the answers carried or appended (the read),
- * or appended where the document just read also holds the decoy (the memory
+ * or appended where the results just read also give the decoy (the memory
  * decision: the person's other city, which the cold-start teacher keeps
  * instead at `sft.dropProbability`); the think, the search and the final
  * answer.
@@ -72,7 +72,7 @@ export interface StepAccuracy {
  * assert.deepEqual(labels.map(([, s]) => s), [
  *   "open carried", "open carried", "separators", "answer appended", "think", "think", "search", "search",
  * ]);
- * // the document also gives a's other city: appending x is the memory decision
+ * // the results also give a's other city: appending x is the memory decision
  * const tok2 = buildTokenizer(["a born lives x y | ."]);
  * const read = "<mem> a born | </mem> <information> a born x . a lives y . </information> <mem>";
  * const ids2 = encode(tok2, `${read} | x </mem>`).ids;
