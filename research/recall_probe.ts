@@ -7,9 +7,8 @@ import { readRunConfig } from "../lib/config/run_config.ts";
 import { runTask } from "../lib/cli/task.ts";
 import { openRun, POLICY_FLAG } from "../lib/pipeline/open_run.ts";
 import { recallTaskSequences } from "../lib/train/recall_task.ts";
+import { RECALL_OUTCOMES, type RecallOutcome, recallOutcomes } from "./diagnostics/recall_outcomes.ts";
 import { teacherForcedArgmaxes } from "./diagnostics/teacher_forced.ts";
-
-const OUTCOMES = ["the fact asked", "the subject's other fact", "the relation's other subject", "other word"] as const;
 
 const TASK = {
   name: "deno run -A research/recall_probe.ts",
@@ -31,26 +30,13 @@ await runTask(TASK, async ({ flags, positionals }) => {
     // a seed no warm-up draws (the warm-up's are the SFT seed's)
     const sequences = recallTaskSequences(data.tokenizer, { count: flags.count, seed: 7_000_003 });
     const [predicted] = await teacherForcedArgmaxes(model, data.tokenizer, sequences, [[]]);
-    const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<(typeof OUTCOMES)[number], number>;
-    sequences.forEach((s, n) => {
-      const end = s.tokens.indexOf(data.tokenizer.special("<|end|>"));
-      const facts: number[][] = [];
-      for (let i = 1; i + 2 < end; i += 4) facts.push(s.tokens.slice(i, i + 3));
-      s.lossMask.forEach((m, i) => {
-        if (m !== 1) return;
-        const [subject, relation, got] = [s.tokens[i - 2], s.tokens[i - 1], predicted![n]![i]];
-        if (got === s.tokens[i]) counts["the fact asked"] += 1;
-        else if (facts.some(([a, r, o]) => a === subject && r !== relation && o === got)) {
-          counts["the subject's other fact"] += 1;
-        } else if (facts.some(([a, r, o]) => a !== subject && r === relation && o === got)) {
-          counts["the relation's other subject"] += 1;
-        } else counts["other word"] += 1;
-      });
-    });
+    const end = data.tokenizer.special("<|end|>");
+    const counts = Object.fromEntries(RECALL_OUTCOMES.map((o) => [o, 0])) as Record<RecallOutcome, number>;
+    sequences.forEach((s, n) => recallOutcomes(s, predicted![n]!, end).forEach((o) => counts[o] += 1));
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     console.log(
       `${dir} (${flags.policy}): recall questions ${total}  ` +
-        OUTCOMES.map((o) => `${o} ${counts[o]} (${(counts[o] / total).toFixed(2)})`).join("  "),
+        RECALL_OUTCOMES.map((o) => `${o} ${counts[o]} (${(counts[o] / total).toFixed(2)})`).join("  "),
     );
   } finally {
     model.dispose();
