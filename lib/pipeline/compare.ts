@@ -532,5 +532,49 @@ export function compareMarkdown(result: CompareResult): string {
       "",
     );
   }
+  if (paired.length > 1) out.push(...overSizesMarkdown(result));
   return out.join("\n");
+}
+
+/**
+ * `compare.md`'s last section: each algorithm's EM averaged over the compared
+ * sizes, per seed and over the seeds, the two algorithms' mean, and the SFT
+ * start's: the number a rule that keeps one RL setting of two reads.
+ *
+ * @param result The comparison (two sizes or more).
+ * @returns Markdown lines.
+ */
+function overSizesMarkdown(result: CompareResult): string[] {
+  const { seeds, rows, paired } = result;
+  const sizes = paired.map((p) => p.objectives);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const cell = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
+  const overSizes = (agents: string[], seed: number) => {
+    const ems = agents.flatMap((agent) =>
+      sizes.map((k) => rows.find((r) => r.objectives === k && r.agent === agent && r.seed === seed)?.em)
+    );
+    return ems.every((x) => x !== undefined) ? mean(ems as number[]) : undefined;
+  };
+  const line = (label: string, agents: string[]) => {
+    const perSeed = seeds.map((s) => overSizes(agents, s));
+    const known = perSeed.filter((x): x is number => x !== undefined);
+    return `| ${label} | ${perSeed.map(cell).join(" | ")} | ${cell(known.length ? mean(known) : undefined)} |`;
+  };
+  const sft = sizes.map((k) => result.sft.find((s) => s.objectives === k)?.em);
+  return [
+    `## Over the ${sizes.length} sizes`,
+    "",
+    `EM averaged over ${sizes.join(", ")} objectives (each size weighs the same).`,
+    "",
+    `| agent | ${seeds.map((s) => `seed ${s}`).join(" | ")} | mean |`,
+    `| --- | ${seeds.map(() => "---").join(" | ")} | --- |`,
+    line(AGENT_NAMES.mempo, [AGENT_NAMES.mempo]),
+    line(AGENT_NAMES.grpo, [AGENT_NAMES.grpo]),
+    line(`${AGENT_NAMES.mempo} and ${AGENT_NAMES.grpo}`, [AGENT_NAMES.mempo, AGENT_NAMES.grpo]),
+    "",
+    sft.every((x) => x !== undefined)
+      ? `The SFT start (memory context): ${mean(sft as number[]).toFixed(3)}.`
+      : "The SFT start is not evaluated at every size.",
+    "",
+  ];
 }

@@ -218,6 +218,60 @@ Deno.test("compareRun(): the pairs are (seed, question): stored per-question EMs
   assert.match(compareMarkdown(r), /MemPO − GRPO EM: \+0\.500, 95 % interval \[\+0\.000, \+1\.000\] over 6 pairs/);
 });
 
+Deno.test("compareMarkdown(): over the sizes, each algorithm's EM per seed and over seeds, the two's mean and the start's, by hand", () => {
+  const row = (objectives: number, agent: string, seed: number, em: number) => ({
+    objectives,
+    agent,
+    seed,
+    em,
+    f1: em,
+    questionEm: [em],
+    source: "run" as const,
+  });
+  const pair = (objectives: number) => ({
+    objectives,
+    meanDiff: 0,
+    ciLow: -1,
+    ciHigh: 1,
+    pairs: 2,
+    seeds: 2,
+    questions: 1,
+    resamples: 10,
+    level: 0.95,
+    resample: "seeds-and-questions" as const,
+    excludesZero: false,
+    questionsOnly: { ciLow: -1, ciHigh: 1 },
+  });
+  const result: CompareResult = {
+    run: "runs/x",
+    seeds: [0, 1],
+    rows: [
+      row(1, "MemPO", 0, 1),
+      row(2, "MemPO", 0, 0.5),
+      row(1, "MemPO", 1, 0.5),
+      row(2, "MemPO", 1, 0.5),
+      row(1, "GRPO", 0, 0),
+      row(2, "GRPO", 0, 0.5),
+      row(1, "GRPO", 1, 1),
+      row(2, "GRPO", 1, 0),
+    ],
+    paired: [pair(1), pair(2)],
+    sft: [{ objectives: 1, em: 0.8 }, { objectives: 2, em: 0.4 }],
+    questions: 1,
+  };
+  const section = compareMarkdown(result).split("## Over the 2 sizes")[1]!;
+  // MemPO (1 + 0.5) / 2, (0.5 + 0.5) / 2; GRPO (0 + 0.5) / 2, (1 + 0) / 2; the two: 0.5 at each seed
+  assert.match(section, /\| MemPO \| 0\.750 \| 0\.500 \| 0\.625 \|/);
+  assert.match(section, /\| GRPO \| 0\.250 \| 0\.500 \| 0\.375 \|/);
+  assert.match(section, /\| MemPO and GRPO \| 0\.500 \| 0\.500 \| 0\.500 \|/);
+  assert.match(section, /The SFT start \(memory context\): 0\.600\./);
+  // a seed without a size is left out of the mean, shown as –
+  const partial = { ...result, rows: result.rows.filter((r) => !(r.seed === 1 && r.objectives === 2)) };
+  assert.match(compareMarkdown(partial), /\| MemPO \| 0\.750 \| – \| 0\.750 \|/);
+  // one size: no such section
+  assert.doesNotMatch(compareMarkdown({ ...result, paired: [pair(1)] }), /Over the/);
+});
+
 Deno.test("tools/compare.ts: prints each test set's interval from the finished seeds; usage errors exit 2", async () => {
   const tool = new URL("../../tools/compare.ts", import.meta.url).pathname;
   const out = await new Deno.Command(Deno.execPath(), {
