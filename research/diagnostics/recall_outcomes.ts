@@ -28,6 +28,8 @@ export type RecallOutcome = (typeof RECALL_OUTCOMES)[number];
  * predicted[i] = tokens[i] → the fact asked; else the first of the others whose fact holds it
  * ```
  *
+ * Source: this package (the recall warm-up's probe, `research/recall_probe.ts`).
+ *
  * @param sequence A recall sequence (`recallTaskSequences`).
  * @param predicted The policy's prediction at each position (`predicted[i]` for `tokens[i]`).
  * @param end The `<|end|>` token id, which closes the facts.
