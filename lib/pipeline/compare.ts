@@ -23,6 +23,7 @@ import type { Model } from "../model/params.ts";
 import { AGENT_NAMES, type EvalRow, evaluateAgents } from "../eval/evaluate.ts";
 import { evalWorkersFor } from "../eval/eval_workers.ts";
 import { pairedBootstrap, type PairedBootstrapResult } from "../eval/paired_bootstrap.ts";
+import { mean } from "../eval/_mean.ts";
 import { writeFileAtomic } from "../atomic_file.ts";
 import { pathExists } from "../path_exists.ts";
 import { DataError, UsageError } from "../errors.ts";
@@ -503,8 +504,9 @@ export function compareMarkdown(result: CompareResult): string {
     const line = (agent: string) => {
       const ems = seeds.map((s) => em(agent, s)?.em);
       const known = ems.filter((x): x is number => x !== undefined);
-      const mean = known.reduce((a, b) => a + b, 0) / Math.max(1, known.length);
-      return `| ${agent} | ${ems.map((x) => (x === undefined ? "–" : n(x))).join(" | ")} | ${n(mean)} |`;
+      return `| ${agent} | ${ems.map((x) => (x === undefined ? "–" : n(x))).join(" | ")} | ${
+        n(known.length ? mean(known) : 0)
+      } |`;
     };
     const sft = result.sft.find((s) => s.objectives === k);
     const above = p.ciLow > 0;
@@ -547,7 +549,6 @@ export function compareMarkdown(result: CompareResult): string {
 function overSizesMarkdown(result: CompareResult): string[] {
   const { seeds, rows, paired } = result;
   const sizes = paired.map((p) => p.objectives);
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const cell = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
   const overSizes = (agents: string[], seed: number) => {
     const ems = agents.flatMap((agent) =>
