@@ -368,6 +368,7 @@ Deno.test("every task: --help describes each flag and exits 0", async () => {
     "research/lookup_probe.ts",
     "research/recall_probe.ts",
     "research/diagnose.ts",
+    "research/sweep.ts",
     "tools/memory_profile.ts",
     "tools/compare.ts",
     "tools/export_verl.ts",

@@ -1,0 +1,274 @@
+/**
+ * One RL setting against others over seeds: runs that differ in one config
+ * field (`rl.memCoef`), each evaluated on the same sets, read back as one
+ * agent's EM per size; per run its mean over the sizes, per setting the mean
+ * over its runs (RL seeds) and their range, and the setting that a rule fixed
+ * before the runs keeps (the highest mean; within `tie` of the baseline's, the
+ * baseline). What `deno task sweep` prints.
+ *
+ * A run is read from `RUN/<split>/eval.json` (`deno task eval RUN --split valid`; the run's own `eval.json` for the
+ * test sets) or, for a seed of `deno task compare`, `compare/seed<s>/compare_eval_<split>.json`.
+ *
+ * @module
+ */
+import { DataError, UsageError } from "../../lib/errors.ts";
+import { readJsonFile } from "../../lib/json_file.ts";
+import { mean } from "../../lib/eval/_mean.ts";
+import { SFT_AGENT } from "../../lib/eval/evaluate.ts";
+import type { DataSplit } from "../../lib/data/build.ts";
+
+/** One run's evaluation of the agent swept. */
+export interface SweepRun {
+  /** The run directory given. */
+  dir: string;
+  /** The swept field's value, as JSON (`0.1`). */
+  setting: string;
+  /** The RL seed (`rl.seed`, else the run's `seed`). */
+  seed: number;
+  /** EM per size, by objectives per question. */
+  em: Record<number, number>;
+  /** The SFT start's EM per size (memory context), where the file has it. */
+  sft?: Record<number, number>;
+}
+
+/** One setting over its runs. */
+export interface SweepSetting {
+  /** The field's value, as JSON. */
+  setting: string;
+  /** Its runs' seeds, ascending. */
+  seeds: number[];
+  /** Each run's EM averaged over the sizes (each size weighs the same), in `seeds`' order. */
+  perSeed: number[];
+  /** The mean of `perSeed`. */
+  mean: number;
+  /** The lowest and highest of `perSeed`. */
+  range: [number, number];
+  /** EM per size, averaged over the runs. */
+  bySize: Record<number, number>;
+}
+
+/** What {@linkcode sweepSettings} returns. */
+export interface SweepResult {
+  /** The config field swept (`rl.memCoef`). */
+  field: string;
+  /** The agent read (`MemPO`). */
+  agent: string;
+  /** The sizes (objectives per question), ascending. */
+  sizes: number[];
+  /** The settings, in the order their first run was given. */
+  settings: SweepSetting[];
+  /** The SFT start's EM over the sizes, where a run's file has it. */
+  sft?: number;
+  /** The setting kept: the highest mean; within `tie` of the baseline's mean, the baseline. */
+  kept: string;
+  /** The baseline (as JSON) and the tie, when a baseline was given. */
+  rule?: { baseline: string; tie: number };
+}
+
+type Row = { agent?: unknown; contextPolicy?: unknown; objectives?: unknown; em?: unknown };
+
+const at = (obj: unknown, path: string): unknown =>
+  path.split(".").reduce<unknown>(
+    (o, key) => (o !== null && typeof o === "object" && key in o ? (o as Record<string, unknown>)[key] : undefined),
+    obj,
+  );
+
+function emBySize(rows: Row[], agent: string, file: string, memoryOnly: boolean): Record<number, number> {
+  const em: Record<number, number> = {};
+  for (const r of rows) {
+    if (r.agent !== agent || (memoryOnly && r.contextPolicy !== "memory")) continue;
+    if (typeof r.objectives !== "number" || typeof r.em !== "number" || !Number.isFinite(r.em)) {
+      throw new DataError(`${file}: a row of ${agent} has no numeric objectives and em (${JSON.stringify(r)})`);
+    }
+    em[r.objectives] = r.em;
+  }
+  return em;
+}
+
+/**
+ * Reads one run of a sweep: its config's field and RL seed, and the agent's
+ * EM per size on the split's sets.
+ *
+ * Source: this package (`eval.json` by `writeEvalFiles`, `compare_eval_<split>.json` by `compareRun`).
+ *
+ * @param dir A run directory or a compare seed's (`runs/NAME/compare/seed1`).
+ * @param field The config field swept, as a dotted path (`rl.memCoef`).
+ * @param agent The agent's name in the evaluation (`MemPO`).
+ * @param split The sets read.
+ * @returns The run.
+ * @throws {DataError} When the config lacks the field, or no evaluation of the agent on the split is there (the file named).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readSweepRun } from "./setting_sweep.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify({ seed: 0, rl: { memCoef: 0.3, seed: 2 } }));
+ * await assert.rejects(() => readSweepRun(dir, "rl.memCoef", "MemPO", "valid"), /no evaluation of MemPO on the valid sets/);
+ * await Deno.mkdir(`${dir}/valid`);
+ * const rows = [{ agent: "MemPO", contextPolicy: "memory", objectives: 1, em: 0.5 }];
+ * await Deno.writeTextFile(`${dir}/valid/eval.json`, JSON.stringify({ rows }));
+ * assert.deepEqual(await readSweepRun(dir, "rl.memCoef", "MemPO", "valid"), { dir, setting: "0.3", seed: 2, em: { 1: 0.5 } });
+ * ```
+ */
+export async function readSweepRun(dir: string, field: string, agent: string, split: DataSplit): Promise<SweepRun> {
+  const configPath = `${dir}/config.json`;
+  const config = await readJsonFile(configPath);
+  const value = at(config, field);
+  if (value === undefined) throw new DataError(`${configPath} has no field ${field}`);
+  const seed = at(config, "rl.seed") ?? at(config, "seed");
+  if (typeof seed !== "number") throw new DataError(`${configPath} has no numeric rl.seed or seed`);
+  const evalPath = split === "test" ? `${dir}/eval.json` : `${dir}/${split}/eval.json`;
+  const comparePath = `${dir}/compare_eval${split === "test" ? "" : `_${split}`}.json`;
+  const evaluated = await readJsonFile(evalPath, { optional: true }) as { rows?: Row[] } | undefined;
+  if (evaluated !== undefined && Array.isArray(evaluated.rows)) {
+    const em = emBySize(evaluated.rows, agent, evalPath, true);
+    if (Object.keys(em).length > 0) {
+      const sft = emBySize(evaluated.rows, SFT_AGENT, evalPath, true);
+      const run: SweepRun = { dir, setting: JSON.stringify(value), seed, em };
+      return Object.keys(sft).length > 0 ? { ...run, sft } : run;
+    }
+  }
+  const compared = await readJsonFile(comparePath, { optional: true }) as { rows?: Row[] } | undefined;
+  if (compared !== undefined && Array.isArray(compared.rows)) {
+    const em = emBySize(compared.rows, agent, comparePath, false);
+    if (Object.keys(em).length > 0) return { dir, setting: JSON.stringify(value), seed, em };
+  }
+  throw new DataError(
+    `${dir}: no evaluation of ${agent} on the ${split} sets (neither ${evalPath} nor ${comparePath} has its rows; ` +
+      `deno task eval ${dir}${split === "test" ? "" : ` --split ${split}`} writes them)`,
+  );
+}
+
+/**
+ * The sweep's table: each setting's runs averaged over the sizes, then over
+ * the runs, and the setting kept.
+ *
+ * Source: this package (the rules of docs/research/what_to_remember.md, written before their runs).
+ *
+ * @param runs The runs, every one evaluated on the same sizes; one run per setting and seed.
+ * @param options `field` and `agent` for the record; `baseline` (as JSON, `0.1`) and `tie` for the rule.
+ * @returns The settings and the one kept.
+ * @throws {DataError} When runs differ in their sizes or a setting and seed appear twice.
+ * @throws {UsageError} When there is no run, or the baseline is none of the settings.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sweepSettings } from "./setting_sweep.ts";
+ *
+ * const run = (setting: string, seed: number, em: number[]) => ({ dir: `r${setting}-${seed}`, setting, seed, em: { 1: em[0]!, 8: em[1]! } });
+ * const runs = [run("0.1", 0, [1, 0.2]), run("0.1", 1, [0.9, 0.1]), run("0.3", 0, [1, 0.3]), run("0.3", 1, [1, 0.1])];
+ * const result = sweepSettings(runs, { field: "rl.memCoef", agent: "MemPO", baseline: "0.1", tie: 0.005 });
+ * assert.deepEqual(result.settings.map((s) => s.perSeed.map((x) => +x.toFixed(3))), [[0.6, 0.5], [0.65, 0.55]]);
+ * assert.equal(result.kept, "0.3"); // 0.6 against 0.55
+ * assert.equal(sweepSettings(runs, { field: "f", agent: "a", baseline: "0.1", tie: 0.06 }).kept, "0.1");
+ * ```
+ */
+export function sweepSettings(
+  runs: readonly SweepRun[],
+  options: { field: string; agent: string; baseline?: string; tie?: number },
+): SweepResult {
+  if (runs.length === 0) throw new UsageError("a sweep needs at least one run");
+  const sizes = Object.keys(runs[0]!.em).map(Number).sort((a, b) => a - b);
+  const seen = new Set<string>();
+  for (const r of runs) {
+    const own = Object.keys(r.em).map(Number).sort((a, b) => a - b);
+    if (own.join() !== sizes.join()) {
+      throw new DataError(
+        `${r.dir} is evaluated on ${own.join(", ")} objectives, ${runs[0]!.dir} on ${
+          sizes.join(", ")
+        }: a sweep compares the same sizes`,
+      );
+    }
+    const key = `${r.setting} seed ${r.seed}`;
+    if (seen.has(key)) throw new DataError(`${r.dir}: ${key} is given twice`);
+    seen.add(key);
+  }
+  const overSizes = (em: Record<number, number>) => mean(sizes.map((k) => em[k]!));
+  const settings: SweepSetting[] = [...new Set(runs.map((r) => r.setting))].map((setting) => {
+    const own = runs.filter((r) => r.setting === setting).sort((a, b) => a.seed - b.seed);
+    const perSeed = own.map((r) => overSizes(r.em));
+    return {
+      setting,
+      seeds: own.map((r) => r.seed),
+      perSeed,
+      mean: mean(perSeed),
+      range: [Math.min(...perSeed), Math.max(...perSeed)],
+      bySize: Object.fromEntries(sizes.map((k) => [k, mean(own.map((r) => r.em[k]!))])),
+    };
+  });
+  const best = settings.reduce((a, b) => (b.mean > a.mean ? b : a));
+  let kept = best.setting;
+  let rule: SweepResult["rule"];
+  if (options.baseline !== undefined) {
+    const base = settings.find((s) => s.setting === options.baseline);
+    if (base === undefined) {
+      throw new UsageError(
+        `--baseline ${options.baseline} is none of the settings run (${settings.map((s) => s.setting).join(", ")})`,
+      );
+    }
+    const tie = options.tie ?? 0;
+    rule = { baseline: base.setting, tie };
+    if (best.mean - base.mean <= tie) kept = base.setting;
+  }
+  const withSft = runs.find((r) => r.sft !== undefined && sizes.every((k) => r.sft![k] !== undefined));
+  return {
+    field: options.field,
+    agent: options.agent,
+    sizes,
+    settings,
+    ...(withSft ? { sft: overSizes(withSft.sft!) } : {}),
+    kept,
+    ...(rule ? { rule } : {}),
+  };
+}
+
+/**
+ * The sweep as Markdown: per setting its runs' EM over the sizes by seed, the
+ * mean and range, EM per size, and the setting kept with its rule.
+ *
+ * Source: this package.
+ *
+ * @param result What {@linkcode sweepSettings} returned.
+ * @returns The Markdown text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sweepMarkdown, sweepSettings } from "./setting_sweep.ts";
+ *
+ * const runs = [{ dir: "a", setting: "0.1", seed: 0, em: { 1: 1, 8: 0.25 } }];
+ * const md = sweepMarkdown(sweepSettings(runs, { field: "rl.memCoef", agent: "MemPO" }));
+ * assert.match(md, /\| 0\.1 \| 0: 0\.625 \| 0\.625 \| 0\.625–0\.625 \| 1\.00 \| 0\.25 \|/);
+ * ```
+ */
+export function sweepMarkdown(result: SweepResult): string {
+  const { field, agent, sizes, settings } = result;
+  const f3 = (x: number) => x.toFixed(3);
+  const lines = [
+    `# ${agent} over \`${field}\``,
+    "",
+    `${agent}'s EM averaged over ${
+      sizes.join(", ")
+    } objectives (each size weighs the same): per run (RL seed: value), ` +
+    "the mean over the runs and their range, and EM per size averaged over the runs.",
+    "",
+    `| ${field} | per seed | mean | range | ${sizes.map((k) => `${k} obj`).join(" | ")} |`,
+    `| --- | --- | --- | --- | ${sizes.map(() => "---").join(" | ")} |`,
+    ...settings.map((s) =>
+      `| ${s.setting} | ${s.seeds.map((seed, i) => `${seed}: ${f3(s.perSeed[i]!)}`).join(", ")} | ${f3(s.mean)} | ` +
+      `${f3(s.range[0])}–${f3(s.range[1])} | ${sizes.map((k) => s.bySize[k]!.toFixed(2)).join(" | ")} |`
+    ),
+    "",
+  ];
+  if (result.sft !== undefined) lines.push(`The SFT start (memory context): ${f3(result.sft)}.`, "");
+  lines.push(
+    result.rule
+      ? `Kept: ${field} = ${result.kept} (the highest mean; within ${result.rule.tie} of ${result.rule.baseline}'s, ${result.rule.baseline}).`
+      : `Kept: ${field} = ${result.kept} (the highest mean).`,
+    "",
+  );
+  return lines.join("\n");
+}
