@@ -368,7 +368,8 @@ const DEFAULT: ExperimentConfig = {
     epsilon: 1e-6, // verl's GRPO normaliser
     std: "bessel", // verl's
     // A^M at a tenth of the outcome advantage: at MemPO's 1 the memory credit collapses the policy from the release;
-    // 0.1 had the best mean validation EM of three settings (docs/research/what_to_remember.md#mempos-setting-chosen-on-validation)
+    // 0.1 had the best mean validation EM against 0.03 and 0.3 over five RL seeds
+    // (docs/research/what_to_remember.md#mempos-weight-over-five-rl-seeds)
     memCoef: 0.1,
     // MemPO's code keeps the answer tokens the model gives probability > 0.5
     // (docs/research/memory_advantage.md#the-answer-confidence-threshold)

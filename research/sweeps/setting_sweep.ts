@@ -264,11 +264,16 @@ export function sweepMarkdown(result: SweepResult): string {
     "",
   ];
   if (result.sft !== undefined) lines.push(`The SFT start (memory context): ${f3(result.sft)}.`, "");
-  lines.push(
-    result.rule
-      ? `Kept: ${field} = ${result.kept} (the highest mean; within ${result.rule.tie} of ${result.rule.baseline}'s, ${result.rule.baseline}).`
-      : `Kept: ${field} = ${result.kept} (the highest mean).`,
-    "",
-  );
+  const best = settings.reduce((a, b) => (b.mean > a.mean ? b : a));
+  const base = settings.find((s) => s.setting === result.rule?.baseline);
+  let why = `the highest mean (${f3(best.mean)})`;
+  if (result.rule && base && base !== best) {
+    why = result.kept === base.setting
+      ? `the highest mean, ${best.setting}'s ${f3(best.mean)}, is within ${result.rule.tie} of ${base.setting}'s ${
+        f3(base.mean)
+      }`
+      : `the highest mean (${f3(best.mean)}), more than ${result.rule.tie} above ${base.setting}'s (${f3(base.mean)})`;
+  }
+  lines.push(`Kept: ${field} = ${result.kept}: ${why}.`, "");
   return lines.join("\n");
 }

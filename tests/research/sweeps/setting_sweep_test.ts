@@ -95,7 +95,11 @@ Deno.test("sweepSettings(): means over sizes, then seeds, by hand; the baseline'
   assert.equal(sweepSettings(runs, { field: "f", agent: "MemPO" }).kept, "0.3");
   const md = sweepMarkdown(result);
   assert.match(md, /\| 0\.3 \| 0: 0\.650, 1: 0\.667 \| 0\.658 \| 0\.650–0\.667 \| 0\.95 \| 0\.75 \| 0\.28 \|/);
-  assert.match(md, /Kept: rl\.memCoef = 0\.3 \(the highest mean; within 0\.005 of 0\.1's, 0\.1\)/);
+  assert.match(md, /Kept: rl\.memCoef = 0\.3: the highest mean \(0\.658\), more than 0\.005 above 0\.1's \(0\.650\)\./);
+  const tied = sweepMarkdown(sweepSettings(runs, { field: "rl.memCoef", agent: "MemPO", baseline: "0.1", tie: 0.01 }));
+  assert.match(tied, /Kept: rl\.memCoef = 0\.1: the highest mean, 0\.3's 0\.658, is within 0\.01 of 0\.1's 0\.650\./);
+  const own = sweepMarkdown(sweepSettings(runs, { field: "rl.memCoef", agent: "MemPO", baseline: "0.3", tie: 0.01 }));
+  assert.match(own, /Kept: rl\.memCoef = 0\.3: the highest mean \(0\.658\)\./);
 
   assert.throws(() => sweepSettings([], { field: "f", agent: "a" }), /at least one run/);
   assert.throws(
@@ -124,7 +128,7 @@ Deno.test("deno task sweep: prints the table, writes it with --out, refuses a ru
   const text = new TextDecoder().decode(ok.stdout);
   assert.equal(ok.code, 0, new TextDecoder().decode(ok.stderr));
   assert.match(text, /\| 0\.3 \| 1: 0\.750 \| 0\.750 \|/);
-  assert.match(text, /Kept: rl\.memCoef = 0\.1 /); // 0.75 − 0.5 ≤ 0.3
+  assert.match(text, /Kept: rl\.memCoef = 0\.1: the highest mean, 0\.3's 0\.750, is within 0\.3 of 0\.1's 0\.500\./);
   assert.match(text, /The SFT start \(memory context\): 0\.500\./);
   assert.equal(await Deno.readTextFile(out), text.slice(0, text.indexOf("\nwrote ")));
   assert.equal(JSON.parse(await Deno.readTextFile(`${out}.json`)).kept, "0.1");
