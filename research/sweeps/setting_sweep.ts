@@ -13,6 +13,9 @@
  */
 import { DataError, UsageError } from "../../lib/errors.ts";
 import { readJsonFile } from "../../lib/json_file.ts";
+import { valueAt } from "../../lib/config/experiment.ts";
+import { readRunConfig } from "../../lib/config/run_config.ts";
+import { readEvalJson } from "../../lib/pipeline/eval_json.ts";
 import { mean } from "../../lib/eval/_mean.ts";
 import { SFT_AGENT } from "../../lib/eval/evaluate.ts";
 import type { DataSplit } from "../../lib/data/build.ts";
@@ -59,6 +62,8 @@ export interface SweepResult {
   settings: SweepSetting[];
   /** The SFT start's EM over the sizes, where a run's file has it. */
   sft?: number;
+  /** The setting with the highest mean. */
+  best: string;
   /** The setting kept: the highest mean; within `tie` of the baseline's mean, the baseline. */
   kept: string;
   /** The baseline (as JSON) and the tie, when a baseline was given. */
@@ -66,12 +71,6 @@ export interface SweepResult {
 }
 
 type Row = { agent?: unknown; contextPolicy?: unknown; objectives?: unknown; em?: unknown };
-
-const at = (obj: unknown, path: string): unknown =>
-  path.split(".").reduce<unknown>(
-    (o, key) => (o !== null && typeof o === "object" && key in o ? (o as Record<string, unknown>)[key] : undefined),
-    obj,
-  );
 
 function emBySize(rows: Row[], agent: string, file: string, memoryOnly: boolean): Record<number, number> {
   const em: Record<number, number> = {};
@@ -104,7 +103,7 @@ function emBySize(rows: Row[], agent: string, file: string, memoryOnly: boolean)
  * import { readSweepRun } from "./setting_sweep.ts";
  *
  * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify({ seed: 0, rl: { memCoef: 0.3, seed: 2 } }));
+ * await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify({ preset: "default", seed: 0, rl: { memCoef: 0.3, seed: 2 } }));
  * await assert.rejects(() => readSweepRun(dir, "rl.memCoef", "MemPO", "valid"), /no evaluation of MemPO on the valid sets/);
  * await Deno.mkdir(`${dir}/valid`);
  * const rows = [{ agent: "MemPO", contextPolicy: "memory", objectives: 1, em: 0.5 }];
@@ -113,15 +112,14 @@ function emBySize(rows: Row[], agent: string, file: string, memoryOnly: boolean)
  * ```
  */
 export async function readSweepRun(dir: string, field: string, agent: string, split: DataSplit): Promise<SweepRun> {
-  const configPath = `${dir}/config.json`;
-  const config = await readJsonFile(configPath);
-  const value = at(config, field);
-  if (value === undefined) throw new DataError(`${configPath} has no field ${field}`);
-  const seed = at(config, "rl.seed") ?? at(config, "seed");
-  if (typeof seed !== "number") throw new DataError(`${configPath} has no numeric rl.seed or seed`);
-  const evalPath = split === "test" ? `${dir}/eval.json` : `${dir}/${split}/eval.json`;
+  const config = await readRunConfig(dir);
+  const value = valueAt(config, field);
+  if (value === undefined) throw new DataError(`${dir}/config.json has no field ${field}`);
+  const seed = config.rl.seed ?? config.seed;
+  const evalDir = split === "test" ? dir : `${dir}/${split}`;
+  const evalPath = `${evalDir}/eval.json`;
   const comparePath = `${dir}/compare_eval${split === "test" ? "" : `_${split}`}.json`;
-  const evaluated = await readJsonFile(evalPath, { optional: true }) as { rows?: Row[] } | undefined;
+  const evaluated = await readEvalJson(evalDir, `sweep ${dir}`) as { rows?: Row[] } | undefined;
   if (evaluated !== undefined && Array.isArray(evaluated.rows)) {
     const em = emBySize(evaluated.rows, agent, evalPath, true);
     if (Object.keys(em).length > 0) {
@@ -220,6 +218,7 @@ export function sweepSettings(
     sizes,
     settings,
     ...(withSft ? { sft: overSizes(withSft.sft!) } : {}),
+    best: best.setting,
     kept,
     ...(rule ? { rule } : {}),
   };
@@ -264,7 +263,7 @@ export function sweepMarkdown(result: SweepResult): string {
     "",
   ];
   if (result.sft !== undefined) lines.push(`The SFT start (memory context): ${f3(result.sft)}.`, "");
-  const best = settings.reduce((a, b) => (b.mean > a.mean ? b : a));
+  const best = settings.find((s) => s.setting === result.best)!;
   const base = settings.find((s) => s.setting === result.rule?.baseline);
   let why = `the highest mean (${f3(best.mean)})`;
   if (result.rule && base && base !== best) {

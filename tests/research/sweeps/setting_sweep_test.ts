@@ -19,7 +19,7 @@ const row = (agent: string, objectives: number, em: number, contextPolicy = "mem
 });
 
 Deno.test("readSweepRun(): a run's validation eval.json (memory rows only, the SFT start too) and a compare seed's record", async () => {
-  const run = await runDir({ seed: 0, rl: { memCoef: 0.1 } }, {
+  const run = await runDir({ preset: "default", seed: 0, rl: { memCoef: 0.1 } }, {
     "valid/eval.json": {
       rows: [
         row("SFT", 1, 0.9, "full"),
@@ -39,7 +39,7 @@ Deno.test("readSweepRun(): a run's validation eval.json (memory rows only, the S
     sft: { 1: 1, 8: 0.16 },
   });
   assert.deepEqual((await readSweepRun(run, "rl.memCoef", "MemPO", "test")).em, { 1: 0.2, 8: 0.2 });
-  const seed = await runDir({ seed: 0, rl: { memCoef: 0.1, seed: 3 } }, {
+  const seed = await runDir({ preset: "default", seed: 0, rl: { memCoef: 0.1, seed: 3 } }, {
     "compare_eval_valid.json": {
       rows: [{ agent: "GRPO", objectives: 1, em: 0 }, { agent: "MemPO", objectives: 1, em: 0.75 }],
     },
@@ -51,14 +51,16 @@ Deno.test("readSweepRun(): a run's validation eval.json (memory rows only, the S
     em: { 1: 0.75 },
   });
   await assert.rejects(
-    () => readSweepRun(seed, "rl.joinMax", "MemPO", "valid"),
-    /config\.json has no field rl\.joinMax/,
+    () => readSweepRun(seed, "rl.nope", "MemPO", "valid"),
+    /config\.json has no field rl\.nope/,
   );
   await assert.rejects(
     () => readSweepRun(seed, "rl.memCoef", "PPO", "valid"),
     /no evaluation of PPO on the valid sets/,
   );
-  const bad = await runDir({ seed: 0, rl: { memCoef: 1 } }, { "valid/eval.json": { rows: [row("MemPO", 1, NaN)] } });
+  const bad = await runDir({ preset: "default", seed: 0, rl: { memCoef: 1 } }, {
+    "valid/eval.json": { rows: [row("MemPO", 1, NaN)] },
+  });
   await assert.rejects(
     () => readSweepRun(bad, "rl.memCoef", "MemPO", "valid"),
     /a row of MemPO has no numeric objectives and em/,
@@ -90,6 +92,7 @@ Deno.test("sweepSettings(): means over sizes, then seeds, by hand; the baseline'
     8: 0.2,
   });
   assert.equal(+b!.mean.toFixed(6), 0.658333);
+  assert.equal(result.best, "0.3");
   assert.equal(result.kept, "0.3"); // 0.6583 − 0.65 > 0.005
   assert.equal(sweepSettings(runs, { field: "f", agent: "MemPO", baseline: "0.1", tie: 0.01 }).kept, "0.1");
   assert.equal(sweepSettings(runs, { field: "f", agent: "MemPO" }).kept, "0.3");
@@ -118,8 +121,12 @@ Deno.test("sweepSettings(): means over sizes, then seeds, by hand; the baseline'
 
 Deno.test("deno task sweep: prints the table, writes it with --out, refuses a run without the split's evaluation in one line", async () => {
   const rows = (em: number) => [row("SFT", 1, 0.5), row("MemPO", 1, em)];
-  const a = await runDir({ seed: 0, rl: { memCoef: 0.1 } }, { "valid/eval.json": { rows: rows(0.5) } });
-  const b = await runDir({ seed: 0, rl: { memCoef: 0.3, seed: 1 } }, { "valid/eval.json": { rows: rows(0.75) } });
+  const a = await runDir({ preset: "default", seed: 0, rl: { memCoef: 0.1 } }, {
+    "valid/eval.json": { rows: rows(0.5) },
+  });
+  const b = await runDir({ preset: "default", seed: 0, rl: { memCoef: 0.3, seed: 1 } }, {
+    "valid/eval.json": { rows: rows(0.75) },
+  });
   const out = `${await Deno.makeTempDir()}/sweep.md`;
   const sweep = new URL("../../../research/sweep.ts", import.meta.url).pathname;
   const run = (...args: string[]) =>
