@@ -5,6 +5,7 @@
 import { DATA_SPLITS, type DataSplit } from "../lib/data/build.ts";
 import { runTask } from "../lib/cli/task.ts";
 import { writeFileAtomic } from "../lib/atomic_file.ts";
+import { UsageError } from "../lib/errors.ts";
 import { readSweepRun, sweepMarkdown, sweepSettings } from "./sweeps/setting_sweep.ts";
 
 const TASK = {
@@ -18,7 +19,12 @@ const TASK = {
   }],
   flags: {
     field: { type: "string", value: "PATH", default: "rl.memCoef", help: "the config field swept, dotted" },
-    agent: { type: "string", value: "NAME", default: "MemPO", help: "the agent read (MemPO, GRPO, PPO)" },
+    agent: {
+      type: "string",
+      value: "NAMES",
+      default: "MemPO",
+      help: "the agent read (MemPO, GRPO, PPO), or several comma-separated: their EM per size averaged",
+    },
     split: {
       type: "string",
       value: "SPLIT",
@@ -34,8 +40,12 @@ const TASK = {
 
 await runTask(TASK, async ({ flags, positionals }) => {
   const split = flags.split as DataSplit;
-  const runs = await Promise.all(positionals.map((dir) => readSweepRun(dir, flags.field, flags.agent, split)));
-  const options = { field: flags.field, agent: flags.agent, tie: flags.tie };
+  const agents = flags.agent.split(",").map((a) => a.trim());
+  if (agents.includes("")) throw new UsageError(`--agent names an empty agent: "${flags.agent}"`);
+  const runs = await Promise.all(
+    positionals.map((dir) => readSweepRun(dir, flags.field, agents.length === 1 ? agents[0]! : agents, split)),
+  );
+  const options = { field: flags.field, agent: agents.join(" and "), tie: flags.tie };
   const result = sweepSettings(runs, flags.baseline === undefined ? options : { ...options, baseline: flags.baseline });
   const md = sweepMarkdown(result);
   console.log(md);

@@ -92,7 +92,7 @@ function emBySize(rows: Row[], agent: string, file: string, memoryOnly: boolean)
  *
  * @param dir A run directory or a compare seed's (`runs/NAME/compare/seed1`).
  * @param field The config field swept, as a dotted path (`rl.memCoef`).
- * @param agent The agent's name in the evaluation (`MemPO`).
+ * @param agent The agent's name in the evaluation (`MemPO`), or several (their EM per size averaged).
  * @param split The sets read.
  * @returns The run.
  * @throws {DataError} When the config lacks the field, or no evaluation of the agent on the split is there (the file named).
@@ -111,7 +111,29 @@ function emBySize(rows: Row[], agent: string, file: string, memoryOnly: boolean)
  * assert.deepEqual(await readSweepRun(dir, "rl.memCoef", "MemPO", "valid"), { dir, setting: "0.3", seed: 2, em: { 1: 0.5 } });
  * ```
  */
-export async function readSweepRun(dir: string, field: string, agent: string, split: DataSplit): Promise<SweepRun> {
+export async function readSweepRun(
+  dir: string,
+  field: string,
+  agent: string | readonly string[],
+  split: DataSplit,
+): Promise<SweepRun> {
+  if (typeof agent !== "string") {
+    // several agents: their EM per size averaged (a rule over "both algorithms")
+    const each: SweepRun[] = [];
+    for (const a of agent) each.push(await readSweepRun(dir, field, a, split));
+    if (each.length === 0) throw new UsageError("a sweep reads at least one agent");
+    const sizes = Object.keys(each[0]!.em).join();
+    const odd = each.find((r) => Object.keys(r.em).join() !== sizes);
+    if (odd !== undefined) {
+      throw new DataError(
+        `${dir}: the agents ${agent.join(", ")} are evaluated on different sizes (${sizes} and ${
+          Object.keys(odd.em).join()
+        })`,
+      );
+    }
+    const em = Object.fromEntries(Object.keys(each[0]!.em).map((k) => [k, mean(each.map((r) => r.em[+k]!))]));
+    return { ...each[0]!, em };
+  }
   const config = await readRunConfig(dir);
   const value = valueAt(config, field);
   if (value === undefined) throw new DataError(`${dir}/config.json has no field ${field}`);

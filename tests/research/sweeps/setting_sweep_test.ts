@@ -50,6 +50,28 @@ Deno.test("readSweepRun(): a run's validation eval.json (memory rows only, the S
     seed: 3,
     em: { 1: 0.75 },
   });
+  // two agents: their EM per size averaged; the SFT start kept
+  const both = await runDir({ preset: "default", seed: 0, rl: { klCoef: 0.01 } }, {
+    "valid/eval.json": {
+      rows: [
+        row("SFT", 1, 1),
+        row("SFT", 8, 0.2),
+        row("MemPO", 1, 1),
+        row("MemPO", 8, 0.05),
+        row("GRPO", 1, 0.5),
+        row("GRPO", 8, 0.25),
+      ],
+    },
+  });
+  const averaged = await readSweepRun(both, "rl.klCoef", ["MemPO", "GRPO"], "valid");
+  assert.deepEqual(averaged, { dir: both, setting: "0.01", seed: 0, em: { 1: 0.75, 8: 0.15 }, sft: { 1: 1, 8: 0.2 } });
+  const uneven = await runDir({ preset: "default", seed: 0, rl: { klCoef: 0.01 } }, {
+    "valid/eval.json": { rows: [row("MemPO", 1, 1), row("MemPO", 8, 0.05), row("GRPO", 1, 0.5)] },
+  });
+  await assert.rejects(
+    () => readSweepRun(uneven, "rl.klCoef", ["MemPO", "GRPO"], "valid"),
+    /the agents MemPO, GRPO are evaluated on different sizes \(1,8 and 1\)/,
+  );
   await assert.rejects(
     () => readSweepRun(seed, "rl.nope", "MemPO", "valid"),
     /config\.json has no field rl\.nope/,
@@ -139,6 +161,15 @@ Deno.test("deno task sweep: prints the table, writes it with --out, refuses a ru
   assert.match(text, /The SFT start \(memory context\): 0\.500\./);
   assert.equal(await Deno.readTextFile(out), text.slice(0, text.indexOf("\nwrote ")));
   assert.equal(JSON.parse(await Deno.readTextFile(`${out}.json`)).kept, "0.1");
+  const agents = await run(a, b, "--agent", "MemPO,SFT");
+  assert.equal(agents.code, 0, new TextDecoder().decode(agents.stderr));
+  assert.match(
+    new TextDecoder().decode(agents.stdout),
+    /# MemPO and SFT over `rl\.memCoef`[^]*\| 0\.3 \| 1: 0\.625 \|/,
+  );
+  const empty = await run(a, "--agent", "MemPO,");
+  assert.equal(empty.code, 2);
+  assert.match(new TextDecoder().decode(empty.stderr), /--agent names an empty agent: "MemPO,"/);
   const bad = await run(a, `${b}/nothing`);
   const err = new TextDecoder().decode(bad.stderr);
   assert.equal(bad.code, 1);
