@@ -117,47 +117,46 @@ export async function readSweepRun(
   agent: string | readonly string[],
   split: DataSplit,
 ): Promise<SweepRun> {
-  if (typeof agent !== "string") {
-    // several agents: their EM per size averaged (a rule over "both algorithms")
-    const each: SweepRun[] = [];
-    for (const a of agent) each.push(await readSweepRun(dir, field, a, split));
-    if (each.length === 0) throw new UsageError("a sweep reads at least one agent");
-    const sizes = Object.keys(each[0]!.em).join();
-    const odd = each.find((r) => Object.keys(r.em).join() !== sizes);
-    if (odd !== undefined) {
-      throw new DataError(
-        `${dir}: the agents ${agent.join(", ")} are evaluated on different sizes (${sizes} and ${
-          Object.keys(odd.em).join()
-        })`,
-      );
-    }
-    const em = Object.fromEntries(Object.keys(each[0]!.em).map((k) => [k, mean(each.map((r) => r.em[+k]!))]));
-    return { ...each[0]!, em };
-  }
+  const agents = typeof agent === "string" ? [agent] : agent;
+  if (agents.length === 0) throw new UsageError("a sweep reads at least one agent");
   const config = await readRunConfig(dir);
   const value = valueAt(config, field);
   if (value === undefined) throw new DataError(`${dir}/config.json has no field ${field}`);
-  const seed = config.rl.seed ?? config.seed;
+  const run = { dir, setting: JSON.stringify(value), seed: config.rl.seed ?? config.seed };
   const evalDir = split === "test" ? dir : `${dir}/${split}`;
   const evalPath = `${evalDir}/eval.json`;
   const comparePath = `${dir}/compare_eval${split === "test" ? "" : `_${split}`}.json`;
+  // each file read once; several agents' EM averaged per size (a rule over "both algorithms")
+  const agentsEm = (rows: Row[], file: string, memoryOnly: boolean) => {
+    const each = agents.map((a) => emBySize(rows, a, file, memoryOnly));
+    if (each.some((em) => Object.keys(em).length === 0)) return undefined;
+    const sizes = Object.keys(each[0]!);
+    const odd = each.find((em) => Object.keys(em).join() !== sizes.join());
+    if (odd !== undefined) {
+      throw new DataError(
+        `${dir}: the agents ${agents.join(", ")} are evaluated on different sizes (${sizes.join()} and ${
+          Object.keys(odd).join()
+        })`,
+      );
+    }
+    return Object.fromEntries(sizes.map((k) => [k, mean(each.map((em) => em[+k]!))])) as Record<number, number>;
+  };
   const evaluated = await readEvalJson(evalDir, `sweep ${dir}`) as { rows?: Row[] } | undefined;
   if (evaluated !== undefined && Array.isArray(evaluated.rows)) {
-    const em = emBySize(evaluated.rows, agent, evalPath, true);
-    if (Object.keys(em).length > 0) {
+    const em = agentsEm(evaluated.rows, evalPath, true);
+    if (em !== undefined) {
       const sft = emBySize(evaluated.rows, SFT_AGENT, evalPath, true);
-      const run: SweepRun = { dir, setting: JSON.stringify(value), seed, em };
-      return Object.keys(sft).length > 0 ? { ...run, sft } : run;
+      return Object.keys(sft).length > 0 ? { ...run, em, sft } : { ...run, em };
     }
   }
   const compared = await readJsonFile(comparePath, { optional: true }) as { rows?: Row[] } | undefined;
   if (compared !== undefined && Array.isArray(compared.rows)) {
-    const em = emBySize(compared.rows, agent, comparePath, false);
-    if (Object.keys(em).length > 0) return { dir, setting: JSON.stringify(value), seed, em };
+    const em = agentsEm(compared.rows, comparePath, false);
+    if (em !== undefined) return { ...run, em };
   }
   throw new DataError(
-    `${dir}: no evaluation of ${agent} on the ${split} sets (neither ${evalPath} nor ${comparePath} has its rows; ` +
-      `deno task eval ${dir}${split === "test" ? "" : ` --split ${split}`} writes them)`,
+    `${dir}: no evaluation of ${agents.join(", ")} on the ${split} sets (neither ${evalPath} nor ${comparePath} ` +
+      `has its rows; deno task eval ${dir}${split === "test" ? "" : ` --split ${split}`} writes them)`,
   );
 }
 
