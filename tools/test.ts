@@ -45,6 +45,7 @@ await runTask(TASK, async ({ flags: values }) => {
   ): Promise<{ code: number; signal: Deno.Signal | null; output: string }> {
     const shown = Object.entries(extraEnv).map(([k, v]) => `${k}=${v} `).join("");
     console.log(`\n=== ${label}: ${shown}deno ${args.join(" ")}`);
+    const started = performance.now();
     const child = new Deno.Command(deno, { args, env: { ...env, ...extraEnv }, stdout: "piped", stderr: "piped" })
       .spawn();
     const decoder = new TextDecoder();
@@ -61,6 +62,8 @@ await runTask(TASK, async ({ flags: values }) => {
       pump(child.stderr, Deno.stderr),
     ]);
     for (const m of output.matchAll(/^skipped: (.+)$/gm)) skipped.add(m[1]!.trim());
+    // each part's wall time, so a slow suite shows where its minutes go
+    console.log(`--- ${label}: ${((performance.now() - started) / 1000).toFixed(0)} s`);
     return { code: status.code, signal: status.signal, output };
   }
 
