@@ -350,7 +350,9 @@ const DEFAULT: ExperimentConfig = {
   },
   rl: {
     algorithms: ["mempo", "grpo"], // each from the SFT weights
-    steps: 72, // about ten minutes an algorithm on 2 cores: two thirds of the main job
+    // half as many steps again as 72: more validation EM of both algorithms over three RL seeds, and RL is most of the
+    // main job's 30 minutes (docs/research/what_to_remember.md#more-rl-steps-over-three-rl-seeds)
+    steps: 108,
     questionsPerStep: 4, // 4 × G = 32 episodes a step
     groupSize: 8, // G = 8 rollouts a question (verl's default n): room for both choices at each decision
     lr: 5e-5, // chosen on the training reward (docs/research/rl_budget.md#how-the-rl-learning-rate-was-chosen)
